@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+// Barscope: GStreamer + ZBar + cairo, driven from Swift. See ../shared/DESIGN.md for the graph.
+import PackageDescription
+
+let package = Package(
+    name: "Barscope",
+    products: [
+        .library(name: "Barscope", targets: ["Barscope"]),
+        .executable(name: "barscope", targets: ["barscope"]),
+    ],
+    targets: [
+        // One system-library target per C library, found through pkg-config, installed from Debian by scripts/setup.
+        .systemLibrary(
+            name: "CGStreamer", pkgConfig: "gstreamer-1.0",
+            providers: [.apt(["libgstreamer1.0-dev"])]),
+        .systemLibrary(
+            name: "CGStreamerApp", pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(
+            name: "CGStreamerVideo", pkgConfig: "gstreamer-video-1.0",
+            providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // The only C we write: what Swift cannot import (macros, varargs, casts, signal handlers).
+        .target(
+            name: "CBarscope",
+            dependencies: ["CGStreamer", "CGStreamerApp", "CGStreamerVideo"]),
+        .target(
+            name: "Barscope",
+            dependencies: [
+                "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CZBar", "CCairo", "CQREncode", "CBarscope",
+            ]),
+        .executableTarget(name: "barscope", dependencies: ["Barscope"]),
+        .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Barscope"]),
+        .testTarget(name: "CLITests", dependencies: ["Barscope"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

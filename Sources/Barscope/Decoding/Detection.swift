@@ -1,0 +1,31 @@
+/// One code found in one frame, in full-frame pixel coordinates whatever the crop.
+public struct Detection: Hashable, Sendable {
+    /// ZBar's symbology name, as the stock GStreamer `zbar` element reports it: `QR-Code`, `EAN-13`, `CODE-128`.
+    public var type: String
+    /// The decoded text (bytes that are not UTF-8 are replaced).
+    public var data: String
+    /// ZBar's quality: for 1D codes the number of scan lines that agreed.
+    public var quality: Int
+    /// Corners: ZBar's four for 2D codes; for 1D codes the tightest box around ZBar's scan-line hits.
+    /// Ordered top-left, bottom-left, bottom-right, top-right when there are four.
+    public var polygon: [Point]
+    public var bounds: Bounds
+    /// Inside the viewfinder region (always true when the viewfinder is off: the whole frame is the region).
+    public var inViewfinder: Bool
+
+    public init(type: String, data: String, quality: Int, polygon: [Point], inViewfinder: Bool = true) {
+        self.type = type
+        self.data = data
+        self.quality = quality
+        self.polygon = polygon
+        self.bounds = Bounds(enclosing: polygon)
+        self.inViewfinder = inViewfinder
+    }
+
+    /// Centre of the polygon, used by the tracker.
+    public var center: Point {
+        guard !polygon.isEmpty else { return bounds.center }
+        let n = Double(polygon.count)
+        return Point(polygon.map(\.x).reduce(0, +) / n, polygon.map(\.y).reduce(0, +) / n)
+    }
+}

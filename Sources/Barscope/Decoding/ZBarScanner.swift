@@ -1,0 +1,70 @@
+import CZBar
+
+/// One ZBar image scanner. ZBar scanners are not thread-safe: each worker owns its own.
+public final class ZBarScanner {
+    private let scanner: OpaquePointer
+
+    /// - Parameter settings: `-S` values applied after ZBar's defaults.
+    public init(settings: ScannerSettings = ScannerSettings()) {
+        scanner = zbar_image_scanner_create()
+        // Every frame is judged on its own; the tracker, not ZBar's cache, links frames.
+        zbar_image_scanner_enable_cache(scanner, 0)
+        settings.apply(to: scanner)
+    }
+
+    deinit { zbar_image_scanner_destroy(scanner) }
+
+    /// Scans a luma plane in place (zero-copy: ZBar gets the stride as the width and a crop to the real width).
+    /// - Parameters:
+    ///   - image: the plane, lent for the duration of the call.
+    ///   - mapping: adds the crop offset so that every point comes back in full-frame pixels.
+    ///   - viewfinder: the region, if any, to judge `inViewfinder`.
+    /// - Returns: the codes found; an unreadable frame is simply an empty list.
+    public func scan(_ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil)
+        -> [Detection]
+    {
+        guard let zimage = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(zimage) }
+        zbar_image_set_format(zimage, fourcc("Y800"))
+        zbar_image_set_size(zimage, UInt32(image.stride), UInt32(image.height))
+        zbar_image_set_crop(zimage, 0, 0, UInt32(image.width), UInt32(image.height))
+        zbar_image_set_data(zimage, image.base, UInt(image.stride * image.height), nil)
+        guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+
+        var found: [Detection] = []
+        var symbol = zbar_image_first_symbol(zimage)
+        while let s = symbol {
+            defer { symbol = zbar_symbol_next(s) }
+            let type = zbar_symbol_get_type(s)
+            let name = String(cString: zbar_get_symbol_name(type))
+            let length = Int(zbar_symbol_get_data_length(s))
+            let data: String
+            if let bytes = zbar_symbol_get_data(s) {
+                data = bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                }
+            } else {
+                data = ""
+            }
+            var points: [Point] = []
+            for i in 0..<zbar_symbol_get_loc_size(s) {
+                let p = Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i)))
+                points.append(mapping.toFrame(p))
+            }
+            let polygon = Self.isTwoDimensional(type) ? points : OrientedBox.corners(of: points)
+            var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
+            d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
+            found.append(d)
+        }
+        return found
+    }
+
+    static func isTwoDimensional(_ type: zbar_symbol_type_t) -> Bool {
+        type == ZBAR_QRCODE || type == ZBAR_SQCODE
+    }
+}
+
+func fourcc(_ s: String) -> UInt {
+    let b = Array(s.utf8)
+    return UInt(b[0]) | UInt(b[1]) << 8 | UInt(b[2]) << 16 | UInt(b[3]) << 24
+}

@@ -1,0 +1,74 @@
+import CBarscope
+import CCairo
+import CGStreamer
+import Foundation
+
+/// Writes demo media: an H.264 MP4 of the demo scene with its truth, or a single symbol as a PNG.
+public enum DemoClip {
+    /// Encodes `options.frames` frames of the demo scene with x264 into an MP4 (the test and bench media):
+    /// `appsrc ! videoconvert ! I420 ! x264enc ! h264parse ! mp4mux ! filesink`.
+    public static func writeMP4(to path: String, options: DemoOptions) throws {
+        try GStreamer.require(["appsrc", "videoconvert", "x264enc", "h264parse", "mp4mux", "filesink"])
+        var o = options
+        o.live = false
+        if o.frames <= 0 { o.frames = 300 }
+        let pipeline = try Pipeline(
+            launch: "appsrc name=src ! videoconvert ! video/x-raw,format=I420 ! x264enc name=enc ! h264parse"
+                + " ! mp4mux ! filesink name=out")
+        guard let src = pipeline.child("src"), let enc = pipeline.child("enc"), let out = pipeline.child("out") else {
+            return
+        }
+        DemoFeeder(options: o).attach(to: src, live: false)
+        setProperty(enc, "speed-preset", "superfast")
+        setProperty(enc, "pass", "qual")
+        bs_set_uint(enc, "quantizer", 20)
+        bs_set_uint(enc, "key-int-max", UInt32(2 * o.fps))
+        bs_set_string(out, "location", path)
+        try pipeline.playToEnd()
+    }
+
+    /// The truth of every frame as JSON Lines: frame, and each code's type, data, polygon and whether it is
+    /// inside the default viewfinder.
+    public static func truthLines(options: DemoOptions) -> [String] {
+        let scene = DemoScene(size: options.size, fps: options.fps)
+        return (0..<max(options.frames, 0)).map { n in
+            let codes: [JSONValue] = scene.placements(frame: n).map { p in
+                .object([
+                    ("type", .string(p.symbol.type)), ("data", .string(p.symbol.text)),
+                    ("polygon", .array(p.polygon.map { .array([.int(Int($0.x)), .int(Int($0.y))]) })),
+                    ("in_viewfinder", .bool(p.insideViewfinder)),
+                ])
+            }
+            return JSONValue.object([("frame", .int(n)), ("codes", .array(codes))]).encoded()
+        }
+    }
+
+    /// Draws one symbol on white with its quiet zone and writes it as a PNG (like the stock element's test image).
+    public static func writePNG(_ symbol: BarcodeSymbol, to path: String, module: Int = 3) throws {
+        let m = Double(module)
+        let margin = 20.0
+        let wModules = Double(symbol.widthModules + 2 * symbol.quietZone)
+        let hModules = Double(symbol.isTwoDimensional ? symbol.heightModules + 2 * symbol.quietZone : symbol.heightModules)
+        let w = Int32(wModules * m + 2 * margin), h = Int32(hModules * m + 2 * margin)
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h)
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)!
+        defer { cairo_destroy(cr) }
+        cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_paint(cr)
+        cairo_set_source_rgb(cr, 0, 0, 0)
+        let x0 = margin + Double(symbol.quietZone) * m
+        let y0 = margin + (symbol.isTwoDimensional ? Double(symbol.quietZone) * m : 0)
+        for run in symbol.darkRuns {
+            let rowHeight = symbol.isTwoDimensional ? m : Double(symbol.heightModules) * m
+            cairo_rectangle(
+                cr, x0 + Double(run.start) * m, y0 + Double(run.row) * rowHeight, Double(run.length) * m, rowHeight)
+        }
+        cairo_fill(cr)
+        let status = cairo_surface_write_to_png(surface, path)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw BarscopeError.badInput("\(path): cannot write PNG (\(String(cString: cairo_status_to_string(status))))")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// What a run reports, one JSON object per line (JSON Lines). Every event has `event`; frame events have
+/// `pts_ns` (the buffer's own presentation time, never rebased) and `frame` (decoded frames counted from 0).
+/// Coordinates are full-frame pixels whatever the crop.
+public enum Event: Sendable, Equatable {
+    /// One code in one frame (`--every-frame`).
+    case detection(frame: Int, ptsNs: UInt64?, detection: Detection, track: Int?)
+    /// A code seen for the first time (a new track).
+    case appeared(frame: Int, ptsNs: UInt64?, detection: Detection, track: Int)
+    /// A tracked code no longer seen.
+    case lost(frame: Int, ptsNs: UInt64?, track: Int, type: String, data: String, framesSeen: Int)
+    /// The pipeline changed state (`playing`, `paused`, ...).
+    case state(String)
+    /// Something went wrong but the run goes on.
+    case warning(message: String, source: String?)
+    /// The run stops.
+    case error(message: String, source: String?)
+    /// End of stream, with counts.
+    case eos(frames: Int, codes: Int)
+
+    public var name: String {
+        switch self {
+        case .detection: return "detection"
+        case .appeared: return "appeared"
+        case .lost: return "lost"
+        case .state: return "state"
+        case .warning: return "warning"
+        case .error: return "error"
+        case .eos: return "eos"
+        }
+    }
+
+    /// The event as a JSON object, fields in the order DESIGN.md shows.
+    public var json: JSONValue {
+        var f: [(String, JSONValue)] = [("event", .string(name))]
+        func pts(_ p: UInt64?) -> JSONValue { p.map { .int(Int(clamping: $0)) } ?? .null }
+        switch self {
+        case .detection(let frame, let ptsNs, let d, let track):
+            f += [("frame", .int(frame)), ("pts_ns", pts(ptsNs))]
+            f += Event.fields(of: d)
+            if let track { f.append(("track", .int(track))) }
+        case .appeared(let frame, let ptsNs, let d, let track):
+            f += [("track", .int(track)), ("frame", .int(frame)), ("pts_ns", pts(ptsNs))]
+            f += Event.fields(of: d)
+        case .lost(let frame, let ptsNs, let track, let type, let data, let framesSeen):
+            f += [
+                ("track", .int(track)), ("frame", .int(frame)), ("pts_ns", pts(ptsNs)), ("type", .string(type)),
+                ("data", .string(data)), ("frames_seen", .int(framesSeen)),
+            ]
+        case .state(let s): f.append(("state", .string(s)))
+        case .warning(let m, let s), .error(let m, let s):
+            f.append(("message", .string(m)))
+            if let s { f.append(("source", .string(s))) }
+        case .eos(let frames, let codes): f += [("frames", .int(frames)), ("codes", .int(codes))]
+        }
+        return .object(f)
+    }
+
+    /// One line of JSON Lines (no trailing newline).
+    public var jsonLine: String { json.encoded() }
+
+    static func fields(of d: Detection) -> [(String, JSONValue)] {
+        func num(_ v: Double) -> JSONValue { v == v.rounded() ? .int(Int(v)) : .double((v * 10).rounded() / 10) }
+        return [
+            ("type", .string(d.type)), ("data", .string(d.data)), ("quality", .int(d.quality)),
+            ("polygon", .array(d.polygon.map { .array([num($0.x), num($0.y)]) })),
+            (
+                "bounds",
+                .object([
+                    ("x", .int(d.bounds.x)), ("y", .int(d.bounds.y)), ("width", .int(d.bounds.width)),
+                    ("height", .int(d.bounds.height)),
+                ])
+            ),
+            ("in_viewfinder", .bool(d.inViewfinder)),
+        ]
+    }
+}

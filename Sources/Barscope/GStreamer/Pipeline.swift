@@ -1,0 +1,101 @@
+import CBarscope
+import CGStreamer
+
+/// A GStreamer pipeline built from a launch description of our own fragments; user values (paths, URIs) are set
+/// afterwards as properties on named elements, never pasted into the description.
+///
+/// Owns exactly one reference to the pipeline, released in `deinit` after going to NULL.
+public final class Pipeline {
+    public let element: UnsafeMutablePointer<GstElement>
+
+    /// - Throws: ``BarscopeError/pipeline`` when the description does not parse (`gst_parse_launch`).
+    public init(launch description: String) throws {
+        GStreamer.initialize()
+        var error: UnsafeMutablePointer<GError>? = nil
+        let made = gst_parse_launch(description, &error)
+        if let error {
+            if let made { gst_object_unref(made) }
+            let e = GStreamerError(taking: error)
+            if e.domain == "gst_parse_error" || e.domain == "gst-parse-error-quark",
+                let missing = e.message.split(separator: "'").dropFirst().first, e.message.contains("no element")
+            {
+                throw BarscopeError.missingElement(
+                    name: String(missing), package: GStreamer.debianPackage(for: String(missing)))
+            }
+            throw BarscopeError.pipeline(e)
+        }
+        guard let made else { throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "empty pipeline")) }
+        // gst_parse_launch returns a floating reference: sink it so this object owns one plain reference.
+        element = made
+        gst_object_ref_sink(made)
+    }
+
+    deinit {
+        gst_element_set_state(element, GST_STATE_NULL)
+        gst_object_unref(element)
+    }
+
+    /// A named element of the pipeline, borrowed for the pipeline's lifetime (transfer none).
+    public func child(_ name: String) -> UnsafeMutablePointer<GstElement>? {
+        guard let e = gst_bin_get_by_name(bs_bin(element), name) else { return nil }
+        gst_object_unref(e)  // the pipeline keeps it alive
+        return e
+    }
+
+    @discardableResult
+    public func setState(_ state: GstState) -> GstStateChangeReturn { gst_element_set_state(element, state) }
+
+    /// Waits up to `timeoutNs` for the next message of interest; returns it owned (caller unrefs).
+    func popMessage(timeoutNs: UInt64) -> UnsafeMutablePointer<GstMessage>? {
+        guard let bus = gst_element_get_bus(element) else { return nil }
+        defer { gst_object_unref(bus) }
+        let types = GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
+            | GST_MESSAGE_STATE_CHANGED.rawValue | GST_MESSAGE_ELEMENT.rawValue
+        return gst_bus_timed_pop_filtered(bus, GstClockTime(timeoutNs), GstMessageType(rawValue: types))
+    }
+
+    /// Sends EOS into the sources so that every sink (muxers above all) finishes its file.
+    public func sendEOS() { _ = gst_element_send_event(element, gst_event_new_eos()) }
+}
+
+/// Reads the error or warning carried by a bus message.
+func parseBusProblem(_ msg: UnsafeMutablePointer<GstMessage>, warning: Bool) -> GStreamerError {
+    var error: UnsafeMutablePointer<GError>? = nil
+    var debug: UnsafeMutablePointer<gchar>? = nil
+    if warning { gst_message_parse_warning(msg, &error, &debug) } else { gst_message_parse_error(msg, &error, &debug) }
+    let debugText = debug.map { String(cString: $0) }
+    g_free(debug)
+    var path: String? = nil
+    if let src = bs_message_src(msg), let p = gst_object_get_path_string(src) {
+        path = String(cString: p)
+        g_free(p)
+    }
+    guard let error else { return GStreamerError(domain: "unknown", code: 0, message: "unknown error", source: path) }
+    return GStreamerError(taking: error, debug: debugText, source: path)
+}
+
+/// Sets a property from its string form (`gst_util_set_object_arg`: enums by nick, caps by string, numbers).
+func setProperty(_ element: UnsafeMutablePointer<GstElement>, _ name: String, _ value: String) {
+    gst_util_set_object_arg(bs_object(element), name, value)
+}
+
+extension Pipeline {
+    /// Plays to end of stream; throws the first error. For short finite jobs (encoding a clip, counting frames).
+    public func playToEnd(timeoutSeconds: Double = 600) throws {
+        // A failed state change leaves its reason on the bus, read below.
+        setState(GST_STATE_PLAYING)
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
+        defer { setState(GST_STATE_NULL) }
+        while ContinuousClock.now < deadline {
+            guard let msg = popMessage(timeoutNs: 100_000_000) else { continue }
+            defer { gst_message_unref(msg) }
+            switch bs_message_type(msg) {
+            case GST_MESSAGE_EOS: return
+            case GST_MESSAGE_ERROR: throw BarscopeError.pipeline(parseBusProblem(msg, warning: false))
+            default: continue
+            }
+        }
+        throw BarscopeError.pipeline(
+            GStreamerError(domain: "barscope", code: 0, message: "no end of stream within \(Int(timeoutSeconds)) s"))
+    }
+}

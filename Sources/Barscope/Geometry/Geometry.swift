@@ -1,0 +1,81 @@
+/// A point in full-frame pixel coordinates (x right, y down), as ZBar and cairo use them.
+public struct Point: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    public init(_ x: Double, _ y: Double) {
+        self.x = x
+        self.y = y
+    }
+    public static func + (a: Point, b: Point) -> Point { Point(a.x + b.x, a.y + b.y) }
+    public static func - (a: Point, b: Point) -> Point { Point(a.x - b.x, a.y - b.y) }
+    public func distance(to p: Point) -> Double { ((x - p.x) * (x - p.x) + (y - p.y) * (y - p.y)).squareRoot() }
+}
+
+/// A frame size in pixels.
+public struct Size: Hashable, Sendable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    /// Parses "1280x720".
+    public init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
+        self.init(width: w, height: h)
+    }
+}
+
+/// An integer pixel rectangle: what `videocrop` cuts, what the overlay outlines, what maps crop to frame.
+public struct PixelRect: Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+    public func contains(_ p: Point) -> Bool {
+        p.x >= Double(x) && p.y >= Double(y) && p.x <= Double(maxX) && p.y <= Double(maxY)
+    }
+    /// True when every point lies inside the rectangle.
+    public func contains(all points: [Point]) -> Bool { points.allSatisfy(contains) }
+}
+
+/// An axis-aligned box in pixel coordinates, used for `bounds` in events.
+public struct Bounds: Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    /// The smallest integer box that holds every point.
+    public init(enclosing points: [Point]) {
+        guard let first = points.first else {
+            self.init(x: 0, y: 0, width: 0, height: 0)
+            return
+        }
+        var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
+        for p in points {
+            minX = min(minX, p.x)
+            maxX = max(maxX, p.x)
+            minY = min(minY, p.y)
+            maxY = max(maxY, p.y)
+        }
+        let x0 = Int(minX.rounded(.down)), y0 = Int(minY.rounded(.down))
+        self.init(x: x0, y: y0, width: Int(maxX.rounded(.up)) - x0, height: Int(maxY.rounded(.up)) - y0)
+    }
+    public var center: Point { Point(Double(x) + Double(width) / 2, Double(y) + Double(height) / 2) }
+}

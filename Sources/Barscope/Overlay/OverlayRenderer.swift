@@ -1,0 +1,109 @@
+import CCairo
+
+/// Draws what the user sees onto a frame with cairo: the viewfinder (mask and rounded outline), and for each code
+/// its bounding box, its corner polygon and a label.
+///
+/// The `cairo_t` is borrowed from the caller (cairooverlay's draw signal, or a snapshot surface): never kept.
+public struct OverlayRenderer: Sendable {
+    public var style: OverlayStyle
+
+    public init(style: OverlayStyle = OverlayStyle()) { self.style = style }
+
+    public func draw(on cr: OpaquePointer, frame: Size, viewfinder: PixelRect?, detections: [Detection]) {
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        if let region = viewfinder { drawViewfinder(cr, frame: frame, region: region) }
+        for d in detections { drawCode(cr, d) }
+        if style.showLabels {
+            for d in detections { drawLabel(cr, d, frame: frame) }
+        }
+    }
+
+    func drawViewfinder(_ cr: OpaquePointer, frame: Size, region: PixelRect) {
+        let radius = min(style.viewfinderCornerRadius, Double(min(region.width, region.height)) / 2)
+        if let mask = style.maskColor {
+            cairo_new_path(cr)
+            cairo_rectangle(cr, 0, 0, Double(frame.width), Double(frame.height))
+            roundedRect(cr, region, radius: radius)
+            cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+            set(cr, mask)
+            cairo_fill(cr)
+            cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
+        }
+        if let line = style.viewfinderLineColor, style.viewfinderLineWidth > 0 {
+            cairo_new_path(cr)
+            roundedRect(cr, region, radius: radius)
+            set(cr, line)
+            cairo_set_line_width(cr, style.viewfinderLineWidth)
+            cairo_stroke(cr)
+        }
+    }
+
+    func drawCode(_ cr: OpaquePointer, _ d: Detection) {
+        if let box = style.boxColor {
+            cairo_new_path(cr)
+            cairo_rectangle(
+                cr, Double(d.bounds.x), Double(d.bounds.y), Double(d.bounds.width), Double(d.bounds.height))
+            fillAndStroke(cr, box, width: style.boxLineWidth)
+        }
+        if let poly = style.polygonColor, d.polygon.count >= 2 {
+            cairo_new_path(cr)
+            cairo_move_to(cr, d.polygon[0].x, d.polygon[0].y)
+            for p in d.polygon.dropFirst() { cairo_line_to(cr, p.x, p.y) }
+            cairo_close_path(cr)
+            fillAndStroke(cr, poly, width: style.polygonLineWidth)
+        }
+    }
+
+    /// The label sits above the code (below it when there is no room), clamped inside the frame, on a dark plate
+    /// so that it reads on any background.
+    func drawLabel(_ cr: OpaquePointer, _ d: Detection, frame: Size) {
+        let size = style.labelSize > 0 ? style.labelSize : max(12, Double(frame.height) / 40)
+        let text = d.data.count > 48 ? String(d.data.prefix(47)) + "…" : d.data
+        let label = "\(text)  ·  \(d.type)"
+        cairo_select_font_face(cr, style.labelFont, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+        cairo_set_font_size(cr, size)
+        var ext = cairo_text_extents_t()
+        cairo_text_extents(cr, label, &ext)
+        let pad = size * 0.3
+        let w = ext.x_advance + 2 * pad, h = size + 2 * pad
+        var x = Double(d.bounds.x)
+        var y = Double(d.bounds.y) - h - 4
+        if y < 0 { y = Double(d.bounds.y + d.bounds.height) + 4 }
+        x = max(0, min(x, Double(frame.width) - w))
+        y = max(0, min(y, Double(frame.height) - h))
+        cairo_new_path(cr)
+        cairo_rectangle(cr, x, y, w, h)
+        set(cr, style.labelBackground)
+        cairo_fill(cr)
+        set(cr, style.labelTextColor)
+        cairo_move_to(cr, x + pad, y + pad + size * 0.8)
+        cairo_show_text(cr, label)
+    }
+
+    private func fillAndStroke(_ cr: OpaquePointer, _ color: Color, width: Double) {
+        if style.fillAlpha > 0 {
+            set(cr, color.withAlpha(color.alpha * style.fillAlpha))
+            cairo_fill_preserve(cr)
+        }
+        set(cr, color)
+        cairo_set_line_width(cr, width)
+        cairo_stroke(cr)
+    }
+
+    private func roundedRect(_ cr: OpaquePointer, _ r: PixelRect, radius: Double) {
+        let x = Double(r.x), y = Double(r.y), w = Double(r.width), h = Double(r.height)
+        guard radius > 0 else {
+            cairo_rectangle(cr, x, y, w, h)
+            return
+        }
+        cairo_new_sub_path(cr)
+        cairo_arc(cr, x + w - radius, y + radius, radius, -Double.pi / 2, 0)
+        cairo_arc(cr, x + w - radius, y + h - radius, radius, 0, Double.pi / 2)
+        cairo_arc(cr, x + radius, y + h - radius, radius, Double.pi / 2, Double.pi)
+        cairo_arc(cr, x + radius, y + radius, radius, Double.pi, 3 * Double.pi / 2)
+        cairo_close_path(cr)
+    }
+
+    private func set(_ cr: OpaquePointer, _ c: Color) { cairo_set_source_rgba(cr, c.red, c.green, c.blue, c.alpha) }
+}

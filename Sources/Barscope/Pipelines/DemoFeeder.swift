@@ -1,0 +1,57 @@
+import CBarscope
+import CGStreamer
+import CGStreamerApp
+
+/// Feeds the demo scene into an `appsrc`, one frame per `need-data`, timestamps n × frame duration.
+///
+/// Sendable: `next` is touched only on appsrc's streaming thread, which runs need-data one call at a time.
+final class DemoFeeder: @unchecked Sendable {
+    let scene: DemoScene
+    let frames: Int
+    private var next = 0
+
+    init(options: DemoOptions) {
+        scene = DemoScene(size: options.size, fps: options.fps)
+        frames = options.frames
+    }
+
+    var caps: String {
+        "video/x-raw,format=BGRx,width=\(scene.size.width),height=\(scene.size.height),framerate=\(scene.fps)/1"
+    }
+
+    /// Configures the appsrc and installs the need-data callback. The appsrc keeps a reference to the feeder,
+    /// released by the destroy notify.
+    func attach(to element: UnsafeMutablePointer<GstElement>, live: Bool) {
+        setProperty(element, "caps", caps)
+        setProperty(element, "format", "time")
+        bs_set_bool(element, "is-live", live ? 1 : 0)
+        var callbacks = GstAppSrcCallbacks()
+        callbacks.need_data = { src, _, data in
+            guard let src, let data else { return }
+            Unmanaged<DemoFeeder>.fromOpaque(data).takeUnretainedValue().pushFrame(src)
+        }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        gst_app_src_set_callbacks(bs_app_src(element), &callbacks, context) { data in
+            if let data { Unmanaged<DemoFeeder>.fromOpaque(data).release() }
+        }
+    }
+
+    private func pushFrame(_ src: UnsafeMutablePointer<GstAppSrc>) {
+        if frames > 0 && next >= frames {
+            gst_app_src_end_of_stream(src)
+            return
+        }
+        let stride = scene.size.width * 4
+        guard let buffer = gst_buffer_new_allocate(nil, UInt(stride * scene.size.height), nil) else { return }
+        var map = GstMapInfo()
+        if gst_buffer_map(buffer, &map, GST_MAP_WRITE) != 0 {
+            scene.render(frame: next, into: map.data, stride: stride)
+            gst_buffer_unmap(buffer, &map)
+        }
+        let duration = UInt64(1_000_000_000) / UInt64(scene.fps)
+        bs_buffer_set_pts(buffer, UInt(UInt64(next) * 1_000_000_000 / UInt64(scene.fps)))
+        bs_buffer_set_duration(buffer, UInt(duration))
+        next += 1
+        _ = gst_app_src_push_buffer(src, buffer)  // takes the buffer
+    }
+}

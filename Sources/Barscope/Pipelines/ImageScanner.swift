@@ -1,0 +1,58 @@
+import CBarscope
+import CGStreamer
+import CGStreamerApp
+import Foundation
+
+/// Scans still images (PNG, JPEG, anything GStreamer decodes), as `zbarimg` does, through the same ZBar stage as
+/// video: `filesrc ! decodebin ! videoconvert ! appsink` (luma formats pass untouched).
+public final class ImageScanner {
+    private let scanner: ZBarScanner
+
+    public init(settings: ScannerSettings = ScannerSettings()) {
+        scanner = ZBarScanner(settings: settings)
+    }
+
+    /// Scans one image file.
+    /// - Throws: ``BarscopeError/badInput`` naming the file when it is missing or not an image.
+    public func scan(path: String) throws -> [Detection] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw BarscopeError.badInput("\(path): no such file")
+        }
+        guard !isDir.boolValue else { throw BarscopeError.badInput("\(path): is a directory, not an image") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw BarscopeError.badInput("\(path): cannot read (permission denied)")
+        }
+        let pipeline = try Pipeline(
+            launch: "filesrc name=src ! decodebin name=dec ! videoconvert ! appsink name=sink")
+        guard let src = pipeline.child("src"), let sink = pipeline.child("sink") else { return [] }
+        bs_set_string(src, "location", path)
+        setProperty(sink, "caps", lumaCaps)
+        // Preroll gives us the first (for a still image, the only) frame without playing the pipeline.
+        let change = pipeline.setState(GST_STATE_PAUSED)
+        var state = GST_STATE_NULL, pending = GST_STATE_NULL
+        let result =
+            change == GST_STATE_CHANGE_FAILURE
+            ? change : gst_element_get_state(pipeline.element, &state, &pending, 30 * 1_000_000_000)
+        if result == GST_STATE_CHANGE_FAILURE || result == GST_STATE_CHANGE_ASYNC {
+            var reason = "cannot be decoded"
+            while let msg = pipeline.popMessage(timeoutNs: 0) {
+                defer { gst_message_unref(msg) }
+                if bs_message_type(msg) == GST_MESSAGE_ERROR {
+                    let e = parseBusProblem(msg, warning: false)
+                    reason = e.isTypeNotFound ? "not an image (\(e.message))" : e.message
+                    break
+                }
+            }
+            throw BarscopeError.badInput("\(path): \(reason)")
+        }
+        guard let sample = gst_app_sink_pull_preroll(bs_app_sink(sink)) else {
+            throw BarscopeError.badInput("\(path): not an image (no picture in it)")
+        }
+        defer { gst_sample_unref(sample) }
+        guard let found = withLumaPlane(of: sample, { luma, _ in scanner.scan(luma) }) else {
+            throw BarscopeError.badInput("\(path): not an image (no picture in it)")
+        }
+        return found
+    }
+}

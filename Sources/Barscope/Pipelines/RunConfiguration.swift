@@ -1,0 +1,31 @@
+/// Everything one run needs: the source, the region, the decoder, what to report and where the picture goes.
+public struct RunConfiguration: Sendable {
+    public var input: InputSource = .demo(DemoOptions())
+    public var viewfinder = Viewfinder()
+    public var scanner = ScannerSettings()
+    /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.
+    public var everyFrame = false
+    /// An H.264 MP4 of the annotated video.
+    public var recordPath: String? = nil
+    /// A window showing the annotated video.
+    public var display = false
+    public var style = OverlayStyle()
+    /// Frames without a code after which a track is lost.
+    public var lostAfterFrames = 15
+
+    public init() {}
+
+    /// Whether the overlay branch exists at all (nothing draws when nobody watches).
+    var draws: Bool { recordPath != nil || display }
+}
+
+/// What a finished run measured.
+public struct RunSummary: Sendable {
+    public var frames: Int
+    /// Distinct tracks started (codes seen).
+    public var codes: Int
+    public var seconds: Double
+    /// True when a signal stopped the run.
+    public var interrupted: Bool
+    public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+}

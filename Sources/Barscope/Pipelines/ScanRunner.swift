@@ -1,0 +1,374 @@
+import CBarscope
+import CCairo
+import CGStreamer
+import CGStreamerApp
+import CGStreamerVideo
+import Foundation
+import Synchronization
+
+/// Builds and runs the scan graph of DESIGN.md:
+///
+/// source ─► tee ─┬─► queue ─► videocrop (viewfinder) ─► appsink ─► ZBar ─► tracker ─► events
+///                └─► queue ─► cairooverlay (viewfinder, mask, codes, labels) ─► tee ─► MP4 | window
+///
+/// The overlay branch exists only when something shows or records the picture.
+public final class ScanRunner {
+    public let configuration: RunConfiguration
+    private let onEvent: @Sendable (Event) -> Void
+
+    /// - Parameter onEvent: called for every event, from GStreamer's threads and the caller's; must not block long.
+    public init(configuration: RunConfiguration, onEvent: @escaping @Sendable (Event) -> Void) {
+        self.configuration = configuration
+        self.onEvent = onEvent
+    }
+
+    /// The launch description: our own fragments only; user values are set as properties afterwards.
+    static func description(for c: RunConfiguration) -> String {
+        var d: String
+        switch c.input {
+        case .demo: d = "appsrc name=src ! tee name=t"
+        case .uri: d = "uridecodebin name=src ! tee name=t"
+        case .device: d = "v4l2src name=src ! videoconvert ! tee name=t"
+        }
+        d += " t. ! queue name=scanq ! videocrop name=crop ! videoconvert name=scanconv ! appsink name=scan"
+        if c.draws {
+            d += " t. ! queue name=drawq ! videoconvert ! video/x-raw,format=BGRx ! cairooverlay name=overlay"
+            d += " ! tee name=out"
+            if c.recordPath != nil {
+                d += " out. ! queue name=recq ! videoconvert ! video/x-raw,format=I420 ! x264enc name=enc"
+                d += " ! h264parse ! mp4mux name=mux ! filesink name=rec async=false"
+            }
+            if c.display {
+                d += " out. ! queue name=winq leaky=downstream max-size-buffers=2 ! videoconvert"
+                d += " ! autovideosink name=window async=false"
+            }
+        }
+        return d
+    }
+
+    /// Runs to end of stream, an error, or a stop request (SIGINT/SIGTERM/SIGHUP: EOS first, so the recording
+    /// is finished; a second signal stops at once).
+    /// - Throws: ``BarscopeError`` naming the input or element at fault.
+    public func run() throws -> RunSummary {
+        let c = configuration
+        var factories = ["tee", "queue", "videocrop", "videoconvert", "appsink"]
+        switch c.input {
+        case .demo: factories.append("appsrc")
+        case .uri: factories.append("uridecodebin")
+        case .device: factories.append("v4l2src")
+        }
+        if c.draws { factories.append("cairooverlay") }
+        if c.recordPath != nil { factories += ["x264enc", "h264parse", "mp4mux", "filesink"] }
+        if c.display { factories.append("autovideosink") }
+        try GStreamer.require(factories)
+        if let path = c.recordPath { try Self.checkWritable(path) }
+
+        let pipeline = try Pipeline(launch: Self.description(for: c))
+        let live = c.input.isLive
+        let context = ScanContext(configuration: c, frameAccurate: !live, emit: onEvent)
+        try configure(pipeline, context: context, live: live)
+
+        let start = Date()
+        var interrupted = false
+        let contextPointer = Unmanaged.passUnretained(context).toOpaque()
+        defer {
+            context.board.end()
+            pipeline.setState(GST_STATE_NULL)
+        }
+        return try withExtendedLifetime(context) {
+            _ = contextPointer
+            if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+                // The reason, if any, is on the bus.
+                if let msg = pipeline.popMessage(timeoutNs: 1_000_000_000) {
+                    defer { gst_message_unref(msg) }
+                    if bs_message_type(msg) == GST_MESSAGE_ERROR {
+                        throw mapError(parseBusProblem(msg, warning: false))
+                    }
+                }
+                throw BarscopeError.pipeline(
+                    GStreamerError(domain: "barscope", code: 0, message: "\(c.input): the pipeline would not start"))
+            }
+            var handledSignals = bs_stop_requests()
+            var eosDeadline: Date? = nil
+            loop: while true {
+                let requests = bs_stop_requests()
+                if requests > handledSignals {
+                    handledSignals = requests
+                    if eosDeadline == nil {
+                        interrupted = true
+                        onEvent(.warning(message: "stopping: finishing the recording (signal again to stop now)",
+                            source: nil))
+                        pipeline.sendEOS()
+                        eosDeadline = Date(timeIntervalSinceNow: 10)
+                    } else {
+                        break loop
+                    }
+                }
+                if let deadline = eosDeadline, Date() > deadline {
+                    onEvent(.warning(message: "end of stream did not arrive within 10 s; stopping", source: nil))
+                    break loop
+                }
+                guard let msg = pipeline.popMessage(timeoutNs: 100_000_000) else { continue }
+                defer { gst_message_unref(msg) }
+                switch bs_message_type(msg) {
+                case GST_MESSAGE_EOS:
+                    break loop
+                case GST_MESSAGE_ERROR:
+                    let problem = parseBusProblem(msg, warning: false)
+                    context.board.end()
+                    throw mapError(problem)
+                case GST_MESSAGE_WARNING:
+                    let w = parseBusProblem(msg, warning: true)
+                    onEvent(.warning(message: w.description, source: w.sourceName))
+                case GST_MESSAGE_STATE_CHANGED:
+                    guard bs_message_src(msg) == bs_gst_object(pipeline.element) else { break }
+                    var old = GST_STATE_NULL, new = GST_STATE_NULL, pending = GST_STATE_NULL
+                    gst_message_parse_state_changed(msg, &old, &new, &pending)
+                    if new == GST_STATE_PLAYING || new == GST_STATE_PAUSED {
+                        onEvent(.state(String(cString: gst_element_state_get_name(new)).lowercased()))
+                    }
+                default:
+                    break
+                }
+            }
+            context.board.end()
+            pipeline.setState(GST_STATE_NULL)
+            // Every streaming thread has stopped: the tracker is ours now.
+            let last = context.lastFrame.withLock { $0 }
+            for e in context.tracker.finish(frame: last.frame, ptsNs: last.ptsNs) where !c.everyFrame {
+                onEvent(e)
+            }
+            let frames = context.framesScanned.load(ordering: .relaxed)
+            onEvent(.eos(frames: frames, codes: context.tracker.tracksStarted))
+            return RunSummary(
+                frames: frames, codes: context.tracker.tracksStarted, seconds: Date().timeIntervalSince(start),
+                interrupted: interrupted)
+        }
+    }
+
+    /// Sets the user's values as properties on named elements and connects the callbacks.
+    private func configure(_ pipeline: Pipeline, context: ScanContext, live: Bool) throws {
+        let c = configuration
+        guard let src = pipeline.child("src"), let scan = pipeline.child("scan"), let crop = pipeline.child("crop"),
+            let scanq = pipeline.child("scanq"), let tee = pipeline.child("t")
+        else { throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "graph incomplete")) }
+        context.crop = crop
+        switch c.input {
+        case .demo(let options):
+            DemoFeeder(options: options).attach(to: src, live: live)
+        case .uri(let uri, _):
+            bs_set_string(src, "uri", uri)
+            // Only video is decoded; audio streams are left alone instead of failing to link.
+            setProperty(src, "caps", "video/x-raw(ANY)")
+            bs_set_bool(src, "expose-all-streams", 0)
+        case .device(let path):
+            bs_set_string(src, "device", path)
+        }
+
+        setProperty(scan, "caps", lumaCaps)
+        bs_set_bool(scan, "sync", 0)
+        bs_set_bool(scan, "enable-last-sample", 0)
+        if live {
+            // Live: scanning never slows the video; the scanner takes the newest frame.
+            setProperty(scanq, "leaky", "downstream")
+            bs_set_uint(scanq, "max-size-buffers", 1)
+            bs_set_uint(scanq, "max-size-bytes", 0)
+            bs_set_uint64(scanq, "max-size-time", 0)
+            bs_set_uint(scan, "max-buffers", 1)
+            bs_set_bool(scan, "drop", 1)
+        } else {
+            // Files: frame-accurate, nothing dropped; a short bounded queue (appsink would otherwise hold the file).
+            bs_set_uint(scan, "max-buffers", 2)
+            bs_set_bool(scan, "drop", 0)
+        }
+        let ctx = Unmanaged.passUnretained(context).toOpaque()
+        var callbacks = GstAppSinkCallbacks()
+        callbacks.new_sample = { sink, data in
+            guard let sink, let data else { return GST_FLOW_ERROR }
+            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().scanNext(sink)
+            return GST_FLOW_OK
+        }
+        callbacks.eos = { _, data in
+            guard let data else { return }
+            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().board.end()
+        }
+        gst_app_sink_set_callbacks(bs_app_sink(scan), &callbacks, ctx, nil)
+
+        // Caps and frame numbers are read where the stream splits, before either branch sees the buffer.
+        if let pad = gst_element_get_static_pad(tee, "sink") {
+            let mask = GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue
+            gst_pad_add_probe(pad, GstPadProbeType(rawValue: mask), { _, info, data in
+                guard let info, let data else { return GST_PAD_PROBE_OK }
+                Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().observe(info)
+                return GST_PAD_PROBE_OK
+            }, ctx, nil)
+            gst_object_unref(pad)
+        }
+
+        if c.draws, let overlay = pipeline.child("overlay") {
+            bs_connect_draw(overlay, { _, cr, timestamp, _, data in
+                guard let cr, let data else { return }
+                Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().draw(on: cr, ptsNs: UInt64(timestamp))
+            }, ctx)
+        }
+        if let path = c.recordPath, let rec = pipeline.child("rec"), let enc = pipeline.child("enc") {
+            bs_set_string(rec, "location", path)
+            setProperty(enc, "speed-preset", live ? "ultrafast" : "superfast")
+            if live { setProperty(enc, "tune", "zerolatency") }
+            setProperty(enc, "pass", "qual")
+            bs_set_uint(enc, "quantizer", 21)
+            bs_set_uint(enc, "key-int-max", 60)
+        }
+        if c.display, let window = pipeline.child("window") {
+            bs_set_bool(window, "sync", 1)
+        }
+    }
+
+    /// Turns a bus error into one line naming the input when the input is at fault.
+    private func mapError(_ e: GStreamerError) -> BarscopeError {
+        let input = configuration.input.description
+        let fromSource = e.source?.contains(":src") ?? false
+        if e.isNotFound && fromSource { return .badInput("\(input): not found (\(e.message))") }
+        if e.isTypeNotFound || (fromSource && e.domain == "gst-stream-error-quark") {
+            return .badInput("\(input): not a video or image GStreamer can read (\(e.message))")
+        }
+        if fromSource { return .badInput("\(input): \(e.message)") }
+        if let path = configuration.recordPath, e.sourceName == "rec" {
+            return .badInput("\(path): cannot record (\(e.message))")
+        }
+        return .pipeline(e)
+    }
+
+    static func checkWritable(_ path: String) throws {
+        let dir = (path as NSString).deletingLastPathComponent
+        let folder = dir.isEmpty ? "." : dir
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
+            throw BarscopeError.badInput("\(path): cannot record (no such folder '\(folder)')")
+        }
+        guard FileManager.default.isWritableFile(atPath: folder) else {
+            throw BarscopeError.badInput("\(path): cannot record (folder '\(folder)' is not writable)")
+        }
+    }
+}
+
+/// What the streaming threads share during one run.
+///
+/// Sendable: configuration is immutable; geometry, frame numbers and counters are behind `Mutex`/`Atomic`;
+/// `scanner` and `tracker` are used only by appsink's streaming thread (and by the caller after the pipeline
+/// stopped); `crop` is borrowed from the pipeline, which outlives this context.
+final class ScanContext: @unchecked Sendable {
+    struct Geometry {
+        var frame: Size
+        var region: PixelRect?
+    }
+    struct FrameNumbers {
+        var next = 0
+        var pending: [(pts: UInt64?, frame: Int)] = []
+    }
+
+    let configuration: RunConfiguration
+    let emit: @Sendable (Event) -> Void
+    let board: ResultBoard
+    let frameAccurate: Bool
+    let geometry = Mutex<Geometry?>(nil)
+    let numbers = Mutex(FrameNumbers())
+    let lastFrame = Mutex<(frame: Int, ptsNs: UInt64?)>((0, nil))
+    let framesScanned = Atomic<Int>(0)
+    let overlayTimeouts = Atomic<Int>(0)
+    let scanner: ZBarScanner
+    let tracker: Tracker
+    let renderer: OverlayRenderer
+    var crop: UnsafeMutablePointer<GstElement>? = nil
+
+    init(configuration: RunConfiguration, frameAccurate: Bool, emit: @escaping @Sendable (Event) -> Void) {
+        self.configuration = configuration
+        self.frameAccurate = frameAccurate
+        self.emit = emit
+        board = ResultBoard(frameAccurate: frameAccurate)
+        scanner = ZBarScanner(settings: configuration.scanner)
+        tracker = Tracker(lostAfterFrames: configuration.lostAfterFrames)
+        renderer = OverlayRenderer(style: configuration.style)
+    }
+
+    /// Tee sink probe (upstream streaming thread): caps set the viewfinder crop before any buffer reaches
+    /// videocrop; each buffer gets its decoded-frame number.
+    func observe(_ info: UnsafeMutablePointer<GstPadProbeInfo>) {
+        if let buffer = bs_probe_buffer(info) {
+            let pts = bs_buffer_pts(buffer)
+            numbers.withLock { n in
+                n.pending.append((pts == .max ? nil : UInt64(pts), n.next))
+                n.next += 1
+                if n.pending.count > 512 { n.pending.removeFirst(n.pending.count - 512) }
+            }
+            return
+        }
+        guard let event = bs_probe_event(info), bs_event_type(event) == GST_EVENT_CAPS else { return }
+        var caps: UnsafeMutablePointer<GstCaps>? = nil
+        gst_event_parse_caps(event, &caps)
+        var videoInfo = GstVideoInfo()
+        guard let caps, gst_video_info_from_caps(&videoInfo, caps) != 0 else { return }
+        let frame = Size(width: Int(videoInfo.width), height: Int(videoInfo.height))
+        let region = configuration.viewfinder.region(in: frame)
+        geometry.withLock { $0 = Geometry(frame: frame, region: region) }
+        if let crop {
+            let r = region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+            bs_set_int(crop, "left", Int32(r.x))
+            bs_set_int(crop, "top", Int32(r.y))
+            bs_set_int(crop, "right", Int32(frame.width - r.maxX))
+            bs_set_int(crop, "bottom", Int32(frame.height - r.maxY))
+        }
+    }
+
+    /// appsink streaming thread: scan one cropped frame, track, report, and hand the results to the overlay.
+    func scanNext(_ sink: UnsafeMutablePointer<GstAppSink>) {
+        guard let sample = gst_app_sink_pull_sample(sink) else { return }
+        defer { gst_sample_unref(sample) }
+        let g = geometry.withLock { $0 }
+        let region = g?.region
+        let result = withLumaPlane(of: sample) { luma, pts -> (pts: UInt64?, detections: [Detection]) in
+            (pts, scanner.scan(luma, mapping: CropMapping(region: region), viewfinder: region))
+        }
+        let pts: UInt64?
+        var detections: [Detection] = []
+        if let result {
+            pts = result.pts
+            detections = result.detections
+        } else {
+            let buffer = gst_sample_get_buffer(sample)
+            let p = buffer.map { bs_buffer_pts($0) } ?? .max
+            pts = p == .max ? nil : UInt64(p)
+        }
+        let frame = numbers.withLock { n -> Int in
+            while let first = n.pending.first {
+                n.pending.removeFirst()
+                if first.pts == pts || pts == nil || first.pts == nil { return first.frame }
+            }
+            return n.next
+        }
+        framesScanned.add(1, ordering: .relaxed)
+        lastFrame.withLock { $0 = (frame, pts) }
+        let (ids, trackEvents) = tracker.update(frame: frame, ptsNs: pts, detections: detections)
+        if configuration.everyFrame {
+            for (d, id) in zip(detections, ids) { emit(.detection(frame: frame, ptsNs: pts, detection: d, track: id)) }
+        } else {
+            for e in trackEvents { emit(e) }
+        }
+        board.publish(ptsNs: pts, detections)
+    }
+
+    /// cairooverlay's draw signal (overlay branch thread): the frame's own detections when frame-accurate.
+    func draw(on cr: OpaquePointer, ptsNs: UInt64) {
+        guard let g = geometry.withLock({ $0 }) else { return }
+        let pts: UInt64? = ptsNs == .max ? nil : ptsNs
+        var detections = board.detections(forPts: pts, timeout: 10)
+        if detections == nil {
+            if overlayTimeouts.add(1, ordering: .relaxed).oldValue == 0 {
+                emit(.warning(message: "the scanner fell 10 s behind the overlay; drawing without results",
+                    source: "overlay"))
+            }
+            detections = []
+        }
+        renderer.draw(on: cr, frame: g.frame, viewfinder: g.region, detections: detections ?? [])
+    }
+}

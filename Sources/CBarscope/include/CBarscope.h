@@ -1,0 +1,71 @@
+// C shims for what Swift cannot import from GStreamer, GLib and ZBar: function-like macros, varargs
+// functions and GObject casts. Each shim is one line of C with the reason it exists. Nothing here does work
+// that Swift could do itself.
+#ifndef CBARSCOPE_H
+#define CBARSCOPE_H
+
+#include <gst/gst.h>
+#include <gst/app/app.h>
+#include <gst/video/video.h>
+// cairo_t only travels through the draw signal here; its definition comes from the CCairo module.
+typedef struct _cairo cairo_t;
+
+// Field-access macros (GST_BUFFER_PTS, GST_MESSAGE_TYPE, ...) are not importable.
+static inline GstClockTime bs_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
+static inline GstClockTime bs_buffer_duration(GstBuffer *b) { return GST_BUFFER_DURATION(b); }
+static inline void bs_buffer_set_pts(GstBuffer *b, GstClockTime t) { GST_BUFFER_PTS(b) = t; }
+static inline void bs_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BUFFER_DURATION(b) = t; }
+static inline GstMessageType bs_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
+static inline GstObject *bs_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
+static inline GstEventType bs_event_type(GstEvent *e) { return GST_EVENT_TYPE(e); }
+// A probe's data is a buffer or an event depending on its type: these return NULL for the other kind.
+static inline GstBuffer *bs_probe_buffer(GstPadProbeInfo *i) {
+    return (GST_PAD_PROBE_INFO_TYPE(i) & GST_PAD_PROBE_TYPE_BUFFER) ? GST_PAD_PROBE_INFO_BUFFER(i) : NULL;
+}
+static inline GstEvent *bs_probe_event(GstPadProbeInfo *i) {
+    return (GST_PAD_PROBE_INFO_TYPE(i) & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) ? GST_PAD_PROBE_INFO_EVENT(i) : NULL;
+}
+static inline guint8 *bs_frame_plane_data(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_DATA(f, p); }
+static inline gint bs_frame_plane_stride(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_STRIDE(f, p); }
+static inline gint bs_frame_width(GstVideoFrame *f) { return GST_VIDEO_FRAME_WIDTH(f); }
+static inline gint bs_frame_height(GstVideoFrame *f) { return GST_VIDEO_FRAME_HEIGHT(f); }
+static inline GstVideoFormat bs_frame_format(GstVideoFrame *f) { return GST_VIDEO_FRAME_FORMAT(f); }
+static inline gboolean bs_format_has_luma_plane(GstVideoFormat f) {
+    const GstVideoFormatInfo *i = gst_video_format_get_info(f);
+    return GST_VIDEO_FORMAT_INFO_IS_YUV(i) && GST_VIDEO_FORMAT_INFO_PSTRIDE(i, 0) == 1 && GST_VIDEO_FORMAT_INFO_PLANE(i, 0) == 0
+        && GST_VIDEO_FORMAT_INFO_DEPTH(i, 0) == 8;
+}
+static inline GstClockTime bs_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
+
+// GObject cast macros (G_OBJECT, GST_ELEMENT, GST_BIN, ...) are not importable; these are the casts we use.
+static inline GObject *bs_object(gpointer p) { return G_OBJECT(p); }
+static inline GstElement *bs_element(gpointer p) { return GST_ELEMENT(p); }
+static inline GstBin *bs_bin(gpointer p) { return GST_BIN(p); }
+static inline GstAppSink *bs_app_sink(GstElement *e) { return GST_APP_SINK(e); }
+static inline GstAppSrc *bs_app_src(GstElement *e) { return GST_APP_SRC(e); }
+static inline GstObject *bs_gst_object(gpointer p) { return GST_OBJECT(p); }
+static inline const char *bs_object_type_name(gpointer p) { return G_OBJECT_TYPE_NAME(p); }
+
+// g_object_set/get are varargs.
+void bs_set_string(gpointer object, const char *name, const char *value);
+void bs_set_int(gpointer object, const char *name, gint value);
+void bs_set_uint(gpointer object, const char *name, guint value);
+void bs_set_int64(gpointer object, const char *name, gint64 value);
+void bs_set_uint64(gpointer object, const char *name, guint64 value);
+void bs_set_bool(gpointer object, const char *name, gboolean value);
+void bs_set_double(gpointer object, const char *name, gdouble value);
+void bs_set_pointer_object(gpointer object, const char *name, gpointer value);
+gint bs_get_int(gpointer object, const char *name);
+gboolean bs_has_property(gpointer object, const char *name);
+
+// g_signal_connect is a macro; these name the callback types so Swift passes @convention(c) functions safely.
+typedef void (*bs_draw_callback)(GstElement *overlay, cairo_t *cr, guint64 timestamp, guint64 duration, gpointer data);
+gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data);
+
+// Signals arrive on any thread; the handler only sets flags that the bus loop polls.
+void bs_install_signal_handlers(void);
+/// Number of SIGINT/SIGTERM/SIGHUP received since start (SIGHUP counts as a stop request too).
+int bs_stop_requests(void);
+int bs_last_signal(void);
+
+#endif

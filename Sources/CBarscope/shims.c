@@ -1,0 +1,36 @@
+#include "CBarscope.h"
+#include <signal.h>
+
+void bs_set_string(gpointer o, const char *n, const char *v) { g_object_set(o, n, v, NULL); }
+void bs_set_int(gpointer o, const char *n, gint v) { g_object_set(o, n, v, NULL); }
+void bs_set_uint(gpointer o, const char *n, guint v) { g_object_set(o, n, v, NULL); }
+void bs_set_int64(gpointer o, const char *n, gint64 v) { g_object_set(o, n, v, NULL); }
+void bs_set_uint64(gpointer o, const char *n, guint64 v) { g_object_set(o, n, v, NULL); }
+void bs_set_bool(gpointer o, const char *n, gboolean v) { g_object_set(o, n, v, NULL); }
+void bs_set_double(gpointer o, const char *n, gdouble v) { g_object_set(o, n, v, NULL); }
+void bs_set_pointer_object(gpointer o, const char *n, gpointer v) { g_object_set(o, n, v, NULL); }
+gint bs_get_int(gpointer o, const char *n) { gint v = 0; g_object_get(o, n, &v, NULL); return v; }
+gboolean bs_has_property(gpointer o, const char *n) {
+    return g_object_class_find_property(G_OBJECT_GET_CLASS(o), n) != NULL;
+}
+
+gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data) {
+    return g_signal_connect(overlay, "draw", G_CALLBACK(callback), data);
+}
+
+static volatile sig_atomic_t stop_requests = 0;
+static volatile sig_atomic_t last_signal = 0;
+static void on_signal(int sig) { stop_requests = stop_requests + 1; last_signal = sig; }
+
+void bs_install_signal_handlers(void) {
+    struct sigaction sa;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+int bs_stop_requests(void) { return stop_requests; }
+int bs_last_signal(void) { return last_signal; }

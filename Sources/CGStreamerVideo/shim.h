@@ -1,0 +1,1 @@
+#include <gst/video/video.h>

@@ -1,0 +1,38 @@
+import Barscope
+import Foundation
+
+/// `barscope generate OUT.mp4`: demo media with known truth.
+enum GenerateCommand {
+    static func main(_ tokens: [String]) throws -> Int32 {
+        var options = DemoOptions()
+        var truthPath: String? = nil
+        var help = false
+        var args = Arguments(command: "generate", tokens)
+        try args.parse { option, next in
+            switch option {
+            case "--size": options.size = try parseSize(try next(), option: "--size")
+            case "--fps": options.fps = try parseInt(try next(), option: "--fps", min: 1)
+            case "--frames": options.frames = try parseInt(try next(), option: "--frames", min: 1)
+            case "--truth": truthPath = try next()
+            case "--help", "-h": help = true
+            default: return false
+            }
+            return true
+        }
+        if help {
+            print(Help.generate)
+            return 0
+        }
+        guard args.positionals.count == 1, let out = args.positionals.first else {
+            throw UsageError("generate needs one output file (see 'barscope generate --help')")
+        }
+        try DemoClip.writeMP4(to: out, options: options)
+        if let truthPath {
+            let text = DemoClip.truthLines(options: options).joined(separator: "\n") + "\n"
+            do { try text.write(toFile: truthPath, atomically: true, encoding: .utf8) } catch {
+                throw BarscopeError.badInput("\(truthPath): cannot write truth (\(error.localizedDescription))")
+            }
+        }
+        return 0
+    }
+}

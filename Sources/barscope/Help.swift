@@ -1,0 +1,77 @@
+enum Help {
+    static let version = "barscope 0.1.0"
+
+    static let main = """
+        barscope: barcode scanning for video, on GStreamer and ZBar.
+
+        Usage:
+          barscope run [demo|FILE|URI] [options]   scan a video, camera or stream; draw, record, report
+          barscope scan IMAGE... [--json] [-S CONFIG]...
+                                                   scan still images, like zbarimg
+          barscope generate OUT.mp4 [options]      write a demo clip (and its truth) for tests and benchmarks
+          barscope --help | --version
+
+        Examples:
+          barscope run demo --record demo.mp4      annotated demo video, events on standard output
+          barscope run clip.mp4 --viewfinder off --every-frame --events codes.jsonl
+          barscope scan label.png --json
+
+        Exit codes: 0 success; 1 the pipeline failed while running; 2 bad usage or bad input;
+        4 'scan' found no code; 128+N stopped by signal N (after finishing the recording).
+
+        'barscope COMMAND --help' tells more.
+        """
+
+    static let run = """
+        Usage: barscope run [demo|FILE|URI] [options]
+
+        Scans every frame of a source, reports codes as JSON Lines, and draws the viewfinder and each
+        code (box, corner polygon, label) on the video it records or shows.
+
+        Source (default: demo):
+          --input SRC            demo, a file path, a URI (file://, rtsp://...) or /dev/videoN
+          --size WxH             demo frame size (default 1280x720)
+          --fps N                demo frame rate (default 30)
+          --frames N             demo length in frames, 0 = until stopped (default 300)
+          --live                 pace the demo like a camera instead of as fast as possible
+
+        Scanning:
+          --viewfinder W:H|off   region of interest: the largest W:H rectangle 20 px inside the frame
+                                 (default 4:3); only codes inside it are read; 'off' = whole frame
+          -S CONFIG              decoder setting in zbarimg syntax, repeatable:
+                                 -Sdisable -Sqrcode.enable, -Si25.disable, -Sean13.enable=0
+
+        Output:
+          --events PATH|-        JSON Lines events to a file or standard output (default: -)
+          --every-frame          one 'detection' event per code per frame instead of 'appeared'/'lost'
+          --record PATH          write the annotated video as H.264 MP4
+          --display              show the annotated video in a window
+          --quiet                no summary line on standard error
+
+        Events: {"event":"appeared","track":1,"frame":0,"pts_ns":0,"type":"QR-Code","data":"...",
+        "quality":1,"polygon":[[x,y],...],"bounds":{...},"in_viewfinder":true}, then "lost", "state",
+        "warning", "error" and "eos". pts_ns is the stream's own timestamp; frame counts decoded frames
+        from 0; coordinates are full-frame pixels. With --events -, standard output carries only events.
+
+        SIGINT, SIGTERM or SIGHUP finishes the recording and stops (exit 128+signal); a second one stops
+        at once.
+        """
+
+    static let scan = """
+        Usage: barscope scan IMAGE... [--json] [-S CONFIG]...
+
+        Scans still images (PNG, JPEG, ...) and prints each code as TYPE:data, one a line, as zbarimg does.
+          --json        one JSON object per code instead, with file, type, data, quality, polygon, bounds
+          -S CONFIG     decoder setting in zbarimg syntax (-Sdisable -Sqrcode.enable, -Si25.disable)
+
+        Exit: 0 if any code was found, 4 if none, 2 on an error (missing file, not an image).
+        """
+
+    static let generate = """
+        Usage: barscope generate OUT.mp4 [--size WxH] [--fps N] [--frames N] [--truth PATH]
+
+        Encodes the demo scene (QR, EAN-13 and CODE-128 codes moving inside and outside the default
+        viewfinder) into an H.264 MP4, and writes the truth of every frame as JSON Lines with --truth.
+        Defaults: 1280x720, 30 frames/s, 300 frames.
+        """
+}

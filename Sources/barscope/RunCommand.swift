@@ -1,0 +1,61 @@
+import Barscope
+import CBarscope
+import Foundation
+
+/// `barscope run [demo|FILE|URI]`: the scan graph end to end.
+enum RunCommand {
+    static func main(_ tokens: [String]) throws -> Int32 {
+        var c = RunConfiguration()
+        var inputText: String? = nil
+        var demo = DemoOptions()
+        var eventsPath = "-"
+        var quiet = false
+        var help = false
+        var args = Arguments(command: "run", tokens)
+        try args.parse { option, next in
+            switch option {
+            case "--input": inputText = try next()
+            case "--events": eventsPath = try next()
+            case "--every-frame": c.everyFrame = true
+            case "--record": c.recordPath = try next()
+            case "--display": c.display = true
+            case "--viewfinder": c.viewfinder = try parseViewfinder(try next())
+            case "-S": try c.scanner.add(try next())
+            case "--size": demo.size = try parseSize(try next(), option: "--size")
+            case "--fps": demo.fps = try parseInt(try next(), option: "--fps", min: 1)
+            case "--frames": demo.frames = try parseInt(try next(), option: "--frames")
+            case "--live": demo.live = true
+            case "--quiet", "-q": quiet = true
+            case "--help", "-h": help = true
+            default: return false
+            }
+            return true
+        }
+        if help {
+            print(Help.run)
+            return 0
+        }
+        if args.positionals.count > 1 {
+            throw UsageError("run takes one source, got \(args.positionals.count): \(args.positionals.joined(separator: " "))")
+        }
+        if let p = args.positionals.first {
+            if inputText != nil { throw UsageError("give the source once: '\(p)' or --input, not both") }
+            inputText = p
+        }
+        if c.display { demo.live = true }  // a window shows the demo at its frame rate
+        c.input = try InputSource.parse(inputText ?? "demo", demo: demo)
+
+        let writer = try EventWriter(path: eventsPath)
+        bs_install_signal_handlers()
+        let summary = try ScanRunner(configuration: c) { writer.write($0) }.run()
+        if !quiet {
+            let fps = String(format: "%.1f", summary.framesPerSecond)
+            var line = "barscope: \(c.input): \(summary.frames) frames in \(String(format: "%.1f", summary.seconds)) s"
+            line += " (\(fps) frames/s), \(summary.codes) codes"
+            if let r = c.recordPath { line += ", recorded to \(r)" }
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        if summary.interrupted { return 128 + bs_last_signal() }
+        return 0
+    }
+}

@@ -1,0 +1,47 @@
+import Barscope
+import Foundation
+
+/// `barscope scan IMAGE...`: zbarimg's job, through the same decoding stage as video.
+enum ScanCommand {
+    static func main(_ tokens: [String]) throws -> Int32 {
+        var json = false
+        var settings = ScannerSettings()
+        var args = Arguments(command: "scan", tokens)
+        var help = false
+        try args.parse { option, next in
+            switch option {
+            case "--json": json = true
+            case "-S": try settings.add(try next())
+            case "--help", "-h": help = true
+            default: return false
+            }
+            return true
+        }
+        if help {
+            print(Help.scan)
+            return 0
+        }
+        guard !args.positionals.isEmpty else { throw UsageError("scan needs at least one image (see 'barscope scan --help')") }
+        let scanner = ImageScanner(settings: settings)
+        var found = 0
+        for path in args.positionals {
+            for d in try scanner.scan(path: path) {
+                found += 1
+                if json {
+                    var fields = Event.detection(frame: 0, ptsNs: nil, detection: d, track: nil).json
+                    if case .object(let f) = fields {
+                        fields = .object([("file", .string(path))] + f.filter { !["event", "frame", "pts_ns"].contains($0.0) })
+                    }
+                    print(fields.encoded())
+                } else {
+                    print("\(d.type):\(d.data)")
+                }
+            }
+        }
+        if found == 0 {
+            FileHandle.standardError.write(Data("barscope: no code found in \(args.positionals.joined(separator: ", "))\n".utf8))
+            return 4
+        }
+        return 0
+    }
+}

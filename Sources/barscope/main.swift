@@ -1,0 +1,41 @@
+import Barscope
+import Foundation
+
+// barscope: a thin command line over the Barscope library. Messages go to standard error, one line each;
+// standard output carries results only.
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("barscope: \(message)\n".utf8))
+    exit(code)
+}
+
+let argv = Array(CommandLine.arguments.dropFirst())
+guard let first = argv.first else {
+    FileHandle.standardError.write(Data((Help.main + "\n").utf8))
+    exit(2)
+}
+let rest = Array(argv.dropFirst())
+
+do {
+    switch first {
+    case "--help", "-h", "help":
+        print(Help.main)
+    case "--version", "-V":
+        print(Help.version)
+    case "scan":
+        exit(try ScanCommand.main(rest))
+    case "run":
+        exit(try RunCommand.main(rest))
+    case "generate":
+        exit(try GenerateCommand.main(rest))
+    default:
+        if first.hasPrefix("-") { throw UsageError("unknown option '\(first)' (see 'barscope --help')") }
+        throw UsageError("unknown command '\(first)' (see 'barscope --help')")
+    }
+} catch let e as UsageError {
+    fail(e.description, code: 2)
+} catch let e as BarscopeError {
+    fail(e.description, code: e.exitCode)
+} catch {
+    fail("\(error)", code: 1)
+}
