@@ -1,5 +1,4 @@
 import Barscope
-import CBarscope
 import Foundation
 
 /// `barscope run [demo|FILE|URI]`: the scan graph end to end.
@@ -46,7 +45,7 @@ enum RunCommand {
         c.input = try InputSource.parse(inputText ?? "demo", demo: demo)
 
         let writer = try EventWriter(path: eventsPath)
-        bs_install_signal_handlers()
+        StopSignals.install()
         let summary = try ScanRunner(configuration: c) { writer.write($0) }.run()
         if !quiet {
             let fps = String(format: "%.1f", summary.framesPerSecond)
@@ -55,7 +54,7 @@ enum RunCommand {
             if let r = c.recordPath { line += ", recorded to \(r)" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
-        if summary.interrupted { return 128 + bs_last_signal() }
+        if summary.interrupted { return 128 + StopSignals.last }
         return 0
     }
 }

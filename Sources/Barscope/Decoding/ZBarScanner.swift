@@ -48,10 +48,16 @@ public final class ZBarScanner {
             }
             var points: [Point] = []
             for i in 0..<zbar_symbol_get_loc_size(s) {
-                let p = Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i)))
-                points.append(mapping.toFrame(p))
+                points.append(Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i))))
             }
-            let polygon = Self.isTwoDimensional(type) ? points : OrientedBox.corners(of: points)
+            if !Self.isTwoDimensional(type) {
+                // 1D: ZBar gives scan-line hits, not corners; box them, then snap the ends to the bars.
+                let orientation = zbar_symbol_get_orientation(s)
+                let alongX = orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
+                    || orientation == ZBAR_ORIENT_UNKNOWN
+                points = BarEdgeRefiner.refine(OrientedBox.corners(of: points), in: image, alongX: alongX)
+            }
+            let polygon = points.map(mapping.toFrame)
             var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
             d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
             found.append(d)

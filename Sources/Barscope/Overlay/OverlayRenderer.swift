@@ -39,19 +39,56 @@ public struct OverlayRenderer: Sendable {
         }
     }
 
+    /// Outlines sit outside the code, clear of its edges and quiet zone, so that the annotated recording still
+    /// scans.
     func drawCode(_ cr: OpaquePointer, _ d: Detection) {
         if let box = style.boxColor {
+            let margin = style.boxLineWidth / 2 + 1
+            let gx = margin + style.outlineGap * Double(d.bounds.width)
+            let gy = margin + style.outlineGap * Double(d.bounds.height)
             cairo_new_path(cr)
             cairo_rectangle(
-                cr, Double(d.bounds.x), Double(d.bounds.y), Double(d.bounds.width), Double(d.bounds.height))
-            fillAndStroke(cr, box, width: style.boxLineWidth)
+                cr, Double(d.bounds.x) - gx, Double(d.bounds.y) - gy, Double(d.bounds.width) + 2 * gx,
+                Double(d.bounds.height) + 2 * gy)
+            fillAndStroke(cr, box, width: style.boxLineWidth, fillAlpha: style.boxFillAlpha)
         }
         if let poly = style.polygonColor, d.polygon.count >= 2 {
+            let outline = Self.grow(d.polygon, fraction: style.outlineGap, margin: style.polygonLineWidth / 2 + 1)
             cairo_new_path(cr)
-            cairo_move_to(cr, d.polygon[0].x, d.polygon[0].y)
-            for p in d.polygon.dropFirst() { cairo_line_to(cr, p.x, p.y) }
+            cairo_move_to(cr, outline[0].x, outline[0].y)
+            for p in outline.dropFirst() { cairo_line_to(cr, p.x, p.y) }
             cairo_close_path(cr)
-            fillAndStroke(cr, poly, width: style.polygonLineWidth)
+            fillAndStroke(cr, poly, width: style.polygonLineWidth, fillAlpha: style.polygonFillAlpha)
+        }
+    }
+
+    /// Grows a quadrilateral (TL, BL, BR, TR) along its own two axes by `fraction` of each side plus `margin`
+    /// pixels; other polygons grow from their centroid by `margin`.
+    static func grow(_ polygon: [Point], fraction: Double, margin: Double) -> [Point] {
+        let n = Double(polygon.count)
+        let c = Point(polygon.map(\.x).reduce(0, +) / n, polygon.map(\.y).reduce(0, +) / n)
+        guard polygon.count == 4 else {
+            return polygon.map { p in
+                let dx = p.x - c.x, dy = p.y - c.y
+                let len = (dx * dx + dy * dy).squareRoot()
+                return len > 0 ? Point(p.x + dx / len * margin, p.y + dy / len * margin) : p
+            }
+        }
+        return polygon.map { p in
+            // Each corner moves along the two edges that meet there, away from the opposite corners.
+            let rel = p - c
+            let a = (polygon[3] - polygon[0] + polygon[2] - polygon[1])  // twice the mean horizontal-ish edge
+            let b = (polygon[1] - polygon[0] + polygon[2] - polygon[3])  // twice the mean vertical-ish edge
+            func unit(_ v: Point) -> Point {
+                let l = (v.x * v.x + v.y * v.y).squareRoot()
+                return l > 0 ? Point(v.x / l, v.y / l) : Point(0, 0)
+            }
+            let ua = unit(a), ub = unit(b)
+            let la = (a.x * a.x + a.y * a.y).squareRoot() / 2, lb = (b.x * b.x + b.y * b.y).squareRoot() / 2
+            let sa: Double = (rel.x * ua.x + rel.y * ua.y) >= 0 ? 1 : -1
+            let sb: Double = (rel.x * ub.x + rel.y * ub.y) >= 0 ? 1 : -1
+            let da = sa * (fraction * la + margin), db = sb * (fraction * lb + margin)
+            return Point(p.x + ua.x * da + ub.x * db, p.y + ua.y * da + ub.y * db)
         }
     }
 
@@ -68,8 +105,10 @@ public struct OverlayRenderer: Sendable {
         let pad = size * 0.3
         let w = ext.x_advance + 2 * pad, h = size + 2 * pad
         var x = Double(d.bounds.x)
-        var y = Double(d.bounds.y) - h - 4
-        if y < 0 { y = Double(d.bounds.y + d.bounds.height) + 4 }
+        // Clear of the outlines, which stand `outlineGap` away from the code.
+        let gy = style.outlineGap * Double(d.bounds.height) + max(style.boxLineWidth, style.polygonLineWidth) + 2
+        var y = Double(d.bounds.y) - gy - h
+        if y < 0 { y = Double(d.bounds.y + d.bounds.height) + gy }
         x = max(0, min(x, Double(frame.width) - w))
         y = max(0, min(y, Double(frame.height) - h))
         cairo_new_path(cr)
@@ -81,11 +120,12 @@ public struct OverlayRenderer: Sendable {
         cairo_show_text(cr, label)
     }
 
-    private func fillAndStroke(_ cr: OpaquePointer, _ color: Color, width: Double) {
-        if style.fillAlpha > 0 {
-            set(cr, color.withAlpha(color.alpha * style.fillAlpha))
+    private func fillAndStroke(_ cr: OpaquePointer, _ color: Color, width: Double, fillAlpha: Double) {
+        if fillAlpha > 0 {
+            set(cr, color.withAlpha(color.alpha * fillAlpha))
             cairo_fill_preserve(cr)
         }
+        guard width > 0 else { return cairo_new_path(cr) }
         set(cr, color)
         cairo_set_line_width(cr, width)
         cairo_stroke(cr)

@@ -1,0 +1,48 @@
+import Barscope
+import Foundation
+import Testing
+
+/// The scan graph end to end on a real H.264 MP4 of the demo scene: uridecodebin → tee → videocrop → appsink →
+/// ZBar, compared frame by frame with the scene's truth.
+@Suite(.serialized) struct ScanGraphTests {
+    static let options = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 90)
+
+    func configuration(viewfinder: Viewfinder) throws -> RunConfiguration {
+        var c = RunConfiguration()
+        c.input = try InputSource.parse(try Media.demoClip(Self.options))
+        c.viewfinder = viewfinder
+        c.everyFrame = true
+        return c
+    }
+
+    @Test func wholeFrameReadsEveryCodeWithTruePolygons() throws {
+        let (summary, log) = try runScan(try configuration(viewfinder: .off))
+        let scene = DemoScene(size: Self.options.size, fps: Self.options.fps)
+        let s = score(log, scene: scene, frames: Self.options.frames, viewfinderOn: false)
+        print("viewfinder off: \(s)")
+        #expect(summary.frames == Self.options.frames)
+        #expect(scene.placements(frame: 0).count == 5, "the demo scene at 960x540 has five codes")
+        for (text, c) in s.perCode {
+            #expect(Double(c.read) >= 0.95 * Double(c.visible), "\(text): \(c.read)/\(c.visible)")
+        }
+        #expect(s.phantom == 0)
+    }
+
+    @Test func viewfinderCropsAndKeepsFullFrameCoordinates() throws {
+        let (_, log) = try runScan(try configuration(viewfinder: Viewfinder()))
+        let scene = DemoScene(size: Self.options.size, fps: Self.options.fps)
+        let s = score(log, scene: scene, frames: Self.options.frames, viewfinderOn: true)
+        print("viewfinder 4:3: \(s)")
+        #expect(s.perCode.count == 3, "three codes move inside the default viewfinder")
+        for (text, c) in s.perCode {
+            #expect(Double(c.read) >= 0.95 * Double(c.visible), "\(text): \(c.read)/\(c.visible)")
+        }
+        // Nothing outside the region is reported, and everything reported lies inside it in full-frame pixels.
+        #expect(s.phantom == 0)
+        let region = try #require(Viewfinder().region(in: Self.options.size))
+        for d in log.detections {
+            #expect(region.contains(all: d.detection.polygon), "\(d.detection.data) at \(d.detection.polygon)")
+            #expect(d.detection.inViewfinder)
+        }
+    }
+}
