@@ -33,7 +33,7 @@ let package = Package(
             ]),
         .executableTarget(name: "barscope", dependencies: ["Barscope"]),
         .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Barscope"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Barscope", "CGStreamer", "CBarscope"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 #include "CBarscope.h"
+#include <pthread.h>
 #include <signal.h>
 
 void bs_set_string(gpointer o, const char *n, const char *v) { g_object_set(o, n, v, NULL); }
@@ -31,6 +32,13 @@ void bs_install_signal_handlers(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    // A parent may have started us with these blocked (Foundation's Process does): unblock them.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 int bs_stop_requests(void) { return stop_requests; }
 int bs_last_signal(void) { return last_signal; }

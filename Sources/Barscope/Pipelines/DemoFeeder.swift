@@ -1,6 +1,7 @@
 import CBarscope
 import CGStreamer
 import CGStreamerApp
+import Glibc
 
 /// Feeds the demo scene into an `appsrc`, one frame per `need-data`, timestamps n × frame duration.
 ///
@@ -9,6 +10,8 @@ final class DemoFeeder: @unchecked Sendable {
     let scene: DemoScene
     let frames: Int
     private var next = 0
+    private var live = false
+    private var started: ContinuousClock.Instant? = nil
 
     init(options: DemoOptions) {
         scene = DemoScene(size: options.size, fps: options.fps)
@@ -25,6 +28,10 @@ final class DemoFeeder: @unchecked Sendable {
         setProperty(element, "caps", caps)
         setProperty(element, "format", "time")
         bs_set_bool(element, "is-live", live ? 1 : 0)
+        // Live, like a camera: frames are produced at the frame rate and stamped with the pipeline's running time
+        // when they are pushed. Otherwise, as fast as downstream takes them, stamped n × frame duration.
+        bs_set_bool(element, "do-timestamp", live ? 1 : 0)
+        self.live = live
         var callbacks = GstAppSrcCallbacks()
         callbacks.need_data = { src, _, data in
             guard let src, let data else { return }
@@ -49,7 +56,18 @@ final class DemoFeeder: @unchecked Sendable {
             gst_buffer_unmap(buffer, &map)
         }
         let duration = UInt64(1_000_000_000) / UInt64(scene.fps)
-        bs_buffer_set_pts(buffer, UInt(UInt64(next) * 1_000_000_000 / UInt64(scene.fps)))
+        if live {
+            let start = started ?? ContinuousClock.now
+            started = start
+            let wait = (start + .nanoseconds(Int64(next) * Int64(duration))) - ContinuousClock.now
+            if wait > .zero {
+                let (s, atto) = wait.components
+                var ts = timespec(tv_sec: Int(s), tv_nsec: Int(atto / 1_000_000_000))
+                nanosleep(&ts, nil)  // the source thread may block, as a camera's does
+            }
+        } else {
+            bs_buffer_set_pts(buffer, UInt(UInt64(next) * 1_000_000_000 / UInt64(scene.fps)))
+        }
         bs_buffer_set_duration(buffer, UInt(duration))
         next += 1
         _ = gst_app_src_push_buffer(src, buffer)  // takes the buffer

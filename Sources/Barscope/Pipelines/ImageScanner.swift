@@ -36,7 +36,8 @@ public final class ImageScanner {
             ? change : gst_element_get_state(pipeline.element, &state, &pending, 30 * 1_000_000_000)
         if result == GST_STATE_CHANGE_FAILURE || result == GST_STATE_CHANGE_ASYNC {
             var reason = "cannot be decoded"
-            while let msg = pipeline.popMessage(timeoutNs: 0) {
+            // The error that failed the state change may still be on its way to the bus.
+            while let msg = pipeline.popMessage(timeoutNs: 1_000_000_000) {
                 defer { gst_message_unref(msg) }
                 if bs_message_type(msg) == GST_MESSAGE_ERROR {
                     let e = parseBusProblem(msg, warning: false)

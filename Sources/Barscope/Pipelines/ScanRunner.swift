@@ -36,11 +36,13 @@ public final class ScanRunner {
             d += " ! tee name=out"
             if c.recordPath != nil {
                 d += " out. ! queue name=recq ! videoconvert ! video/x-raw,format=I420 ! x264enc name=enc"
+                // async=false: the encoder holds back frames until it has its lookahead, while the scanner is
+                // held in preroll; a file sink that also waited for preroll would wait forever.
                 d += " ! h264parse ! mp4mux name=mux ! filesink name=rec async=false"
             }
             if c.display {
                 d += " out. ! queue name=winq leaky=downstream max-size-buffers=2 ! videoconvert"
-                d += " ! autovideosink name=window async=false"
+                d += " ! autovideosink name=window"
             }
         }
         return d
@@ -184,8 +186,17 @@ public final class ScanRunner {
         let ctx = Unmanaged.passUnretained(context).toOpaque()
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = { sink, data in
-            guard let sink, let data else { return GST_FLOW_ERROR }
-            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().scanNext(sink)
+            guard let sink, let data, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_OK }
+            defer { gst_sample_unref(sample) }
+            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().scan(sample, preroll: false)
+            return GST_FLOW_OK
+        }
+        // The first frame is scanned at preroll, so that sinks waiting for its overlay (a window, a muxer) can
+        // preroll too; appsink then renders that same buffer again, which `scan` recognises and skips.
+        callbacks.new_preroll = { sink, data in
+            guard let sink, let data, let sample = gst_app_sink_pull_preroll(sink) else { return GST_FLOW_OK }
+            defer { gst_sample_unref(sample) }
+            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().scan(sample, preroll: true)
             return GST_FLOW_OK
         }
         callbacks.eos = { _, data in
@@ -280,6 +291,8 @@ final class ScanContext: @unchecked Sendable {
     let tracker: Tracker
     let renderer: OverlayRenderer
     var crop: UnsafeMutablePointer<GstElement>? = nil
+    /// The buffer scanned at preroll (appsink's streaming thread only); compared by address, never dereferenced.
+    private var prerolled: UnsafeRawPointer? = nil
 
     init(configuration: RunConfiguration, frameAccurate: Bool, emit: @escaping @Sendable (Event) -> Void) {
         self.configuration = configuration
@@ -321,9 +334,15 @@ final class ScanContext: @unchecked Sendable {
     }
 
     /// appsink streaming thread: scan one cropped frame, track, report, and hand the results to the overlay.
-    func scanNext(_ sink: UnsafeMutablePointer<GstAppSink>) {
-        guard let sample = gst_app_sink_pull_sample(sink) else { return }
-        defer { gst_sample_unref(sample) }
+    func scan(_ sample: OpaquePointer, preroll: Bool) {
+        // The buffer scanned at preroll comes again as the first sample: scan each buffer once.
+        let buffer = gst_sample_get_buffer(sample).map { UnsafeRawPointer($0) }
+        if preroll {
+            prerolled = buffer
+        } else if let b = buffer, b == prerolled {
+            prerolled = nil
+            return
+        }
         let g = geometry.withLock { $0 }
         let region = g?.region
         let result = withLumaPlane(of: sample) { luma, pts -> (pts: UInt64?, detections: [Detection]) in
