@@ -1,0 +1,178 @@
+import Barscope
+import Foundation
+import Testing
+
+/// The built `barscope` binary, run as a user runs it: exit codes, one-line messages, clean standard output.
+struct Tool {
+    static let url: URL = {
+        if let p = ProcessInfo.processInfo.environment["BARSCOPE_BIN"] { return URL(fileURLWithPath: p) }
+        // swift test puts the test bundle next to the products it built.
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("barscope")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/barscope")
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ args: [String], timeout: Double = 120) throws -> Result {
+        let p = Process()
+        p.executableURL = url
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // Read both pipes fully before waiting, so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var o = Data(), e = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            o = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        e = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-cli-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+}
+
+@Suite(.serialized) struct CLITests {
+    @Test func helpAndVersion() throws {
+        let help = try Tool.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("barscope run [demo|FILE|URI]"))
+        #expect(help.stdout.contains("Exit codes"))
+        let runHelp = try Tool.run(["run", "--help"])
+        #expect(runHelp.status == 0 && runHelp.stdout.contains("--every-frame") && runHelp.stdout.contains("--record"))
+        let version = try Tool.run(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("barscope "))
+    }
+
+    @Test func scanMissingFile() throws {
+        let r = try Tool.run(["scan", "/nonexistent/label.png"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "barscope: /nonexistent/label.png: no such file\n")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func scanTextFileNamedPng() throws {
+        let path = Tool.folder.appendingPathComponent("notes.png").path
+        try "shopping list: milk, eggs\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Tool.run(["scan", path])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("barscope: \(path): not an image"), "\(r.stderr)")
+        #expect(r.stderr.filter { $0 == "\n" }.count == 1, "one line")
+    }
+
+    @Test func scanFindsTextAndJson() throws {
+        let path = Tool.folder.appendingPathComponent("ean.png").path
+        try DemoClip.writePNG(try EAN13.symbol("987654321012"), to: path)
+        let r = try Tool.run(["scan", path])
+        #expect(r.status == 0)
+        #expect(r.stdout == "EAN-13:9876543210128\n")
+        let j = try Tool.run(["scan", "--json", path])
+        #expect(j.status == 0)
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        #expect(obj["type"] as? String == "EAN-13")
+        #expect(obj["data"] as? String == "9876543210128")
+        #expect((obj["quality"] as? Int ?? 0) >= 90)
+        #expect((obj["polygon"] as? [[Double]])?.count == 4)
+        // zbarimg's -S syntax: with EAN-13 disabled nothing is found (exit 4).
+        let off = try Tool.run(["scan", "-Sean13.disable", path])
+        #expect(off.status == 4)
+        #expect(off.stdout.isEmpty)
+    }
+
+    @Test func scanWithoutCodeExitsFour() throws {
+        let path = Tool.folder.appendingPathComponent("blank.png").path
+        try DemoClip.writePNG(BarcodeSymbol(type: "none", text: "", modules: [[false]], quietZone: 20, barHeightModules: 40), to: path)
+        let r = try Tool.run(["scan", path])
+        #expect(r.status == 4)
+        #expect(r.stderr == "barscope: no code found in \(path)\n")
+    }
+
+    @Test func unknownOptionsAndBadValues() throws {
+        let bogus = try Tool.run(["run", "--bogus"])
+        #expect(bogus.status == 2)
+        #expect(bogus.stderr == "barscope: unknown option '--bogus' (see 'barscope run --help')\n")
+        let cmd = try Tool.run(["frobnicate"])
+        #expect(cmd.status == 2 && cmd.stderr == "barscope: unknown command 'frobnicate' (see 'barscope --help')\n")
+        let s = try Tool.run(["run", "-Sqrcodex.enable"])
+        #expect(s.status == 2 && s.stderr.hasPrefix("barscope: -S 'qrcodex.enable': unknown symbology or setting"))
+        let vf = try Tool.run(["run", "--viewfinder", "0:3"])
+        #expect(vf.status == 2 && vf.stderr == "barscope: --viewfinder '0:3': expected W:H (such as 4:3) or 'off'\n")
+        let missing = try Tool.run(["run", "/nonexistent/clip.mp4"])
+        #expect(missing.status == 2 && missing.stderr == "barscope: /nonexistent/clip.mp4: no such file\n")
+        let value = try Tool.run(["run", "--record"])
+        #expect(value.status == 2 && value.stderr == "barscope: --record needs a value\n")
+    }
+
+    @Test func runOnRandomBytesNamedMp4IsBadInput() throws {
+        let path = Tool.folder.appendingPathComponent("random.mp4").path
+        var bytes = [UInt8](repeating: 0, count: 50_000)
+        var g = SystemRandomNumberGenerator()
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &g) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let r = try Tool.run(["run", path, "--quiet"])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("barscope: \(path): not a video or image GStreamer can read"), "\(r.stderr)")
+        // Standard output holds events only, each a JSON object.
+        for line in r.stdout.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
+        }
+    }
+
+    @Test func runDemoPrintsOnlyEventsAndRecords() throws {
+        let mp4 = Tool.folder.appendingPathComponent("demo.mp4").path
+        let r = try Tool.run(["run", "demo", "--frames", "45", "--size", "960x540", "--record", mp4, "--events", "-"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(events.count == r.stdout.split(separator: "\n").count, "every line of standard output is JSON")
+        let appeared = events.filter { $0["event"] as? String == "appeared" }.compactMap { $0["data"] as? String }
+        #expect(Set(appeared) == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"])
+        #expect(events.filter { $0["event"] as? String == "lost" }.count == 3)
+        #expect(events.last?["event"] as? String == "eos")
+        #expect(events.last?["frames"] as? Int == 45)
+        #expect(r.stderr.contains("45 frames"))
+        let size = (try FileManager.default.attributesOfItem(atPath: mp4)[.size] as? Int) ?? 0
+        #expect(size > 10_000)
+    }
+
+    @Test func everyFrameGivesDetectionsWithStreamTimestamps() throws {
+        let mp4 = Tool.folder.appendingPathComponent("clip.mp4").path
+        let gen = try Tool.run(["generate", mp4, "--frames", "30", "--size", "960x540"])
+        #expect(gen.status == 0, "\(gen.stderr)")
+        let r = try Tool.run(["run", mp4, "--every-frame", "--viewfinder", "off", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let detections = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "detection" }
+        let frames = Set(detections.compactMap { $0["frame"] as? Int })
+        #expect(frames == Set(0..<30))
+        #expect(detections.count >= 5 * 29)
+        // pts is the stream's own: x264's B-frames shift the first one; it is never rebased to zero.
+        let firstPts = detections.filter { $0["frame"] as? Int == 0 }.compactMap { $0["pts_ns"] as? Int }
+        let secondPts = detections.filter { $0["frame"] as? Int == 1 }.compactMap { $0["pts_ns"] as? Int }
+        #expect(Set(firstPts).count == 1 && Set(secondPts).count == 1)
+        if let a = firstPts.first, let b = secondPts.first { #expect(abs((b - a) - 33_333_333) <= 1) }
+    }
+}
