@@ -9,7 +9,9 @@ import Testing
             Issue.record("Xvfb is missing: scripts/setup installs it (package xvfb)")
             return
         }
-        let display = ":\(90 + Int(getpid() % 9))"
+        // A display number nobody uses, then wait for the server's socket rather than guessing a delay.
+        let number = (90..<190).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)") } ?? 99
+        let display = ":\(number)"
         let server = Process()
         server.executableURL = URL(fileURLWithPath: xvfb)
         server.arguments = [display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
@@ -20,7 +22,9 @@ import Testing
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
-        Thread.sleep(forTimeInterval: 1)
+        let socket = "/tmp/.X11-unix/X\(number)"
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.1) }
+        try #require(FileManager.default.fileExists(atPath: socket), "Xvfb did not start on \(display)")
         setenv("DISPLAY", display, 1)
         defer { unsetenv("DISPLAY") }
 

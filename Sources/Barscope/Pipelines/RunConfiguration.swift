@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything one run needs: the source, the region, the decoder, what to report and where the picture goes.
 public struct RunConfiguration: Sendable {
     public var input: InputSource = .demo(DemoOptions())
@@ -12,6 +14,8 @@ public struct RunConfiguration: Sendable {
     public var style = OverlayStyle()
     /// Frames without a code after which a track is lost.
     public var lostAfterFrames = 15
+    /// Scanning threads, one ZBar scanner each (default: one per core).
+    public var scanThreads = ProcessInfo.processInfo.activeProcessorCount
 
     public init() {}
 

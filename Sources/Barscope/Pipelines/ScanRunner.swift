@@ -76,6 +76,7 @@ public final class ScanRunner {
         defer {
             context.board.end()
             pipeline.setState(GST_STATE_NULL)
+            context.pool.stop()
         }
         return try withExtendedLifetime(context) {
             _ = contextPointer
@@ -135,16 +136,12 @@ public final class ScanRunner {
             }
             context.board.end()
             pipeline.setState(GST_STATE_NULL)
-            // Every streaming thread has stopped: the tracker is ours now.
-            let last = context.lastFrame.withLock { $0 }
-            for e in context.tracker.finish(frame: last.frame, ptsNs: last.ptsNs) where !c.everyFrame {
-                onEvent(e)
-            }
-            let frames = context.framesScanned.load(ordering: .relaxed)
-            onEvent(.eos(frames: frames, codes: context.tracker.tracksStarted))
+            context.pool.stop()
+            // Every streaming and scanning thread has stopped.
+            let (frames, codes) = context.finish()
+            onEvent(.eos(frames: frames, codes: codes))
             return RunSummary(
-                frames: frames, codes: context.tracker.tracksStarted, seconds: Date().timeIntervalSince(start),
-                interrupted: interrupted)
+                frames: frames, codes: codes, seconds: Date().timeIntervalSince(start), interrupted: interrupted)
         }
     }
 
@@ -187,21 +184,22 @@ public final class ScanRunner {
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = { sink, data in
             guard let sink, let data, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_OK }
-            defer { gst_sample_unref(sample) }
-            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().scan(sample, preroll: false)
+            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().submit(sample, preroll: false)
             return GST_FLOW_OK
         }
         // The first frame is scanned at preroll, so that sinks waiting for its overlay (a window, a muxer) can
         // preroll too; appsink then renders that same buffer again, which `scan` recognises and skips.
         callbacks.new_preroll = { sink, data in
             guard let sink, let data, let sample = gst_app_sink_pull_preroll(sink) else { return GST_FLOW_OK }
-            defer { gst_sample_unref(sample) }
-            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().scan(sample, preroll: true)
+            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().submit(sample, preroll: true)
             return GST_FLOW_OK
         }
         callbacks.eos = { _, data in
             guard let data else { return }
-            Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().board.end()
+            let context = Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue()
+            // Every frame's results reach the overlay before it is told that no more will come.
+            context.pool.waitIdle()
+            context.board.end()
         }
         gst_app_sink_set_callbacks(bs_app_sink(scan), &callbacks, ctx, nil)
 
@@ -263,11 +261,11 @@ public final class ScanRunner {
     }
 }
 
-/// What the streaming threads share during one run.
+/// What the streaming and scanning threads share during one run.
 ///
-/// Sendable: configuration is immutable; geometry, frame numbers and counters are behind `Mutex`/`Atomic`;
-/// `scanner` and `tracker` are used only by appsink's streaming thread (and by the caller after the pipeline
-/// stopped); `crop` is borrowed from the pipeline, which outlives this context.
+/// Sendable: configuration is immutable; geometry, frame numbers and the in-order delivery state (tracker
+/// included) are behind `Mutex`; `prerolled` and `crop` are touched only by appsink's streaming thread and the
+/// caps probe respectively; `crop` is borrowed from the pipeline, which outlives this context.
 final class ScanContext: @unchecked Sendable {
     struct Geometry {
         var frame: Size
@@ -277,6 +275,14 @@ final class ScanContext: @unchecked Sendable {
         var next = 0
         var pending: [(pts: UInt64?, frame: Int)] = []
     }
+    /// Results arrive from the workers in any order and leave in frame order.
+    struct Delivery {
+        var nextSequence = 0
+        var waiting: [Int: (frame: Int, ptsNs: UInt64?, detections: [Detection])] = [:]
+        var framesScanned = 0
+        var last: (frame: Int, ptsNs: UInt64?) = (0, nil)
+        let tracker: Tracker
+    }
 
     let configuration: RunConfiguration
     let emit: @Sendable (Event) -> Void
@@ -284,24 +290,27 @@ final class ScanContext: @unchecked Sendable {
     let frameAccurate: Bool
     let geometry = Mutex<Geometry?>(nil)
     let numbers = Mutex(FrameNumbers())
-    let lastFrame = Mutex<(frame: Int, ptsNs: UInt64?)>((0, nil))
-    let framesScanned = Atomic<Int>(0)
+    let delivery: Mutex<Delivery>
     let overlayTimeouts = Atomic<Int>(0)
-    let scanner: ZBarScanner
-    let tracker: Tracker
     let renderer: OverlayRenderer
+    private(set) var pool: ScanWorkerPool! = nil
     var crop: UnsafeMutablePointer<GstElement>? = nil
     /// The buffer scanned at preroll (appsink's streaming thread only); compared by address, never dereferenced.
     private var prerolled: UnsafeRawPointer? = nil
+    /// Sequence numbers handed out by appsink's streaming thread.
+    private var submitted = 0
 
     init(configuration: RunConfiguration, frameAccurate: Bool, emit: @escaping @Sendable (Event) -> Void) {
         self.configuration = configuration
         self.frameAccurate = frameAccurate
         self.emit = emit
         board = ResultBoard(frameAccurate: frameAccurate)
-        scanner = ZBarScanner(settings: configuration.scanner)
-        tracker = Tracker(lostAfterFrames: configuration.lostAfterFrames)
+        delivery = Mutex(Delivery(tracker: Tracker(lostAfterFrames: configuration.lostAfterFrames)))
         renderer = OverlayRenderer(style: configuration.style)
+        pool = ScanWorkerPool(workers: configuration.scanThreads, settings: configuration.scanner) {
+            [weak self] scanner, job in
+            self?.scan(job, with: scanner)
+        }
     }
 
     /// Tee sink probe (upstream streaming thread): caps set the viewfinder crop before any buffer reaches
@@ -333,31 +342,21 @@ final class ScanContext: @unchecked Sendable {
         }
     }
 
-    /// appsink streaming thread: scan one cropped frame, track, report, and hand the results to the overlay.
-    func scan(_ sample: OpaquePointer, preroll: Bool) {
+    /// appsink streaming thread: number the frame and hand it to a scanning worker (blocks while all are busy).
+    /// Takes over the sample's reference.
+    func submit(_ sample: OpaquePointer, preroll: Bool) {
         // The buffer scanned at preroll comes again as the first sample: scan each buffer once.
-        let buffer = gst_sample_get_buffer(sample).map { UnsafeRawPointer($0) }
+        let buffer = gst_sample_get_buffer(sample)
+        let address = buffer.map { UnsafeRawPointer($0) }
         if preroll {
-            prerolled = buffer
-        } else if let b = buffer, b == prerolled {
+            prerolled = address
+        } else if let a = address, a == prerolled {
             prerolled = nil
+            gst_sample_unref(sample)
             return
         }
-        let g = geometry.withLock { $0 }
-        let region = g?.region
-        let result = withLumaPlane(of: sample) { luma, pts -> (pts: UInt64?, detections: [Detection]) in
-            (pts, scanner.scan(luma, mapping: CropMapping(region: region), viewfinder: region))
-        }
-        let pts: UInt64?
-        var detections: [Detection] = []
-        if let result {
-            pts = result.pts
-            detections = result.detections
-        } else {
-            let buffer = gst_sample_get_buffer(sample)
-            let p = buffer.map { bs_buffer_pts($0) } ?? .max
-            pts = p == .max ? nil : UInt64(p)
-        }
+        let rawPts = buffer.map { bs_buffer_pts($0) } ?? .max
+        let pts: UInt64? = rawPts == .max ? nil : UInt64(rawPts)
         let frame = numbers.withLock { n -> Int in
             while let first = n.pending.first {
                 n.pending.removeFirst()
@@ -365,15 +364,45 @@ final class ScanContext: @unchecked Sendable {
             }
             return n.next
         }
-        framesScanned.add(1, ordering: .relaxed)
-        lastFrame.withLock { $0 = (frame, pts) }
-        let (ids, trackEvents) = tracker.update(frame: frame, ptsNs: pts, detections: detections)
-        if configuration.everyFrame {
-            for (d, id) in zip(detections, ids) { emit(.detection(frame: frame, ptsNs: pts, detection: d, track: id)) }
-        } else {
-            for e in trackEvents { emit(e) }
+        let sequence = submitted
+        submitted += 1
+        pool.submit(ScanWorkerPool.Job(sequence: sequence, frame: frame, ptsNs: pts, sample: sample))
+    }
+
+    /// A scanning worker: scan the cropped luma plane, then deliver in frame order.
+    func scan(_ job: ScanWorkerPool.Job, with scanner: ZBarScanner) {
+        let region = geometry.withLock { $0?.region }
+        let detections =
+            withLumaPlane(of: job.sample) { luma, _ in
+                scanner.scan(luma, mapping: CropMapping(region: region), viewfinder: region)
+            } ?? []
+        delivery.withLock { d in
+            d.waiting[job.sequence] = (job.frame, job.ptsNs, detections)
+            while let r = d.waiting.removeValue(forKey: d.nextSequence) {
+                d.nextSequence += 1
+                d.framesScanned += 1
+                d.last = (r.frame, r.ptsNs)
+                let (ids, trackEvents) = d.tracker.update(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+                if configuration.everyFrame {
+                    for (det, id) in zip(r.detections, ids) {
+                        emit(.detection(frame: r.frame, ptsNs: r.ptsNs, detection: det, track: id))
+                    }
+                } else {
+                    for e in trackEvents { emit(e) }
+                }
+                board.publish(ptsNs: r.ptsNs, r.detections)
+            }
         }
-        board.publish(ptsNs: pts, detections)
+    }
+
+    /// After the run: close the open tracks; returns frames scanned and codes seen.
+    func finish() -> (frames: Int, codes: Int) {
+        delivery.withLock { d in
+            for e in d.tracker.finish(frame: d.last.frame, ptsNs: d.last.ptsNs) where !configuration.everyFrame {
+                emit(e)
+            }
+            return (d.framesScanned, d.tracker.tracksStarted)
+        }
     }
 
     /// cairooverlay's draw signal (overlay branch thread): the frame's own detections when frame-accurate.

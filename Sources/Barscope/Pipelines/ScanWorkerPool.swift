@@ -1,0 +1,100 @@
+import CGStreamer
+import Foundation
+
+/// A fixed set of scanning threads, one ZBar scanner each (ZBar scanners are not thread-safe), fed from
+/// appsink's streaming thread through a bounded hand-off: `submit` blocks while every worker is busy, so a file
+/// is never read ahead of the scanners and memory stays flat.
+///
+/// Sendable: the job list and counters are guarded by `condition`; each scanner lives on its own thread.
+final class ScanWorkerPool: @unchecked Sendable {
+    /// One frame to scan. Owns one reference to the sample (released after the scan).
+    struct Job: @unchecked Sendable {  // Sendable: the sample is handed over, used by one worker, then released
+        let sequence: Int
+        let frame: Int
+        let ptsNs: UInt64?
+        let sample: OpaquePointer
+    }
+
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var busy = 0
+    private var stopping = false
+    private var running = 0
+    let workers: Int
+
+    /// - Parameters:
+    ///   - workers: scanning threads (the cores, by default).
+    ///   - process: runs on a worker thread with that worker's scanner; must not keep the sample.
+    init(workers: Int, settings: ScannerSettings, process: @escaping @Sendable (ZBarScanner, Job) -> Void) {
+        self.workers = max(1, workers)
+        for i in 0..<self.workers {
+            let thread = Thread { [self] in
+                let scanner = ZBarScanner(settings: settings)
+                while let job = self.next() {
+                    process(scanner, job)
+                    gst_sample_unref(job.sample)
+                    self.finished()
+                }
+                self.exited()
+            }
+            thread.name = "barscope-scan-\(i)"
+            condition.lock()
+            running += 1
+            condition.unlock()
+            thread.start()
+        }
+    }
+
+    /// Hands a frame to the next free worker; blocks while all are busy. Takes over the sample's reference.
+    func submit(_ job: Job) {
+        condition.lock()
+        while jobs.count + busy >= workers && !stopping { condition.wait() }
+        if stopping {
+            condition.unlock()
+            gst_sample_unref(job.sample)
+            return
+        }
+        jobs.append(job)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Returns when every submitted frame has been scanned.
+    func waitIdle() {
+        condition.lock()
+        while !jobs.isEmpty || busy > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Finishes the jobs already queued, then ends the threads and waits for them.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    private func next() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !stopping { condition.wait() }
+        guard !jobs.isEmpty else { return nil }
+        busy += 1
+        return jobs.removeFirst()
+    }
+
+    private func finished() {
+        condition.lock()
+        busy -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func exited() {
+        condition.lock()
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+}
