@@ -4,9 +4,9 @@ public enum BarscopeError: Error, CustomStringConvertible, Sendable, Equatable {
     case badValue(String)
     /// An input that does not exist or cannot be read as media. Exit code 2.
     case badInput(String)
-    /// A GStreamer error at run time, with the element that posted it. Exit code 1.
+    /// A GStreamer error at run time, with the element that posted it. Exit code 3.
     case pipeline(GStreamerError)
-    /// A required GStreamer element is missing. Exit code 1.
+    /// A required GStreamer element is missing. Exit code 3.
     case missingElement(name: String, package: String)
 
     public var description: String {
@@ -21,7 +21,7 @@ public enum BarscopeError: Error, CustomStringConvertible, Sendable, Equatable {
     public var exitCode: Int32 {
         switch self {
         case .badValue, .badInput: return 2
-        case .pipeline, .missingElement: return 1
+        case .pipeline, .missingElement: return 3
         }
     }
 }

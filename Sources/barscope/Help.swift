@@ -16,7 +16,7 @@ enum Help {
           barscope run clip.mp4 --viewfinder off --every-frame --events codes.jsonl
           barscope scan label.png --json
 
-        Exit codes: 0 success; 1 the pipeline failed while running; 2 bad usage or bad input;
+        Exit codes: 0 success; 2 bad usage or bad input; 3 the pipeline failed while running;
         4 'scan' found no code; 128+N stopped by signal N (after finishing the recording).
 
         'barscope COMMAND --help' tells more.

@@ -41,7 +41,8 @@ enum RunCommand {
             if inputText != nil { throw UsageError("give the source once: '\(p)' or --input, not both") }
             inputText = p
         }
-        if c.display { demo.live = true }  // a window shows the demo at its frame rate
+        // A window syncs to the clock, so even the non-live demo plays at its frame rate there, and stays
+        // frame-accurate (each frame drawn with its own detections); --live makes it behave like a camera.
         c.input = try InputSource.parse(inputText ?? "demo", demo: demo)
 
         let writer = try EventWriter(path: eventsPath)

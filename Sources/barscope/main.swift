@@ -37,5 +37,5 @@ do {
 } catch let e as BarscopeError {
     fail(e.description, code: e.exitCode)
 } catch {
-    fail("\(error)", code: 1)
+    fail("\(error)", code: 3)
 }

@@ -173,6 +173,7 @@ struct Tool {
         let firstPts = detections.filter { $0["frame"] as? Int == 0 }.compactMap { $0["pts_ns"] as? Int }
         let secondPts = detections.filter { $0["frame"] as? Int == 1 }.compactMap { $0["pts_ns"] as? Int }
         #expect(Set(firstPts).count == 1 && Set(secondPts).count == 1)
+        #expect((firstPts.first ?? 0) > 0, "x264's B-frames delay the first pts (66.7 ms here); it is kept as is")
         if let a = firstPts.first, let b = secondPts.first { #expect(abs((b - a) - 33_333_333) <= 1) }
     }
 }
