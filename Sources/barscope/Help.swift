@@ -40,6 +40,7 @@ enum Help {
                                  (default 4:3); only codes inside it are read; 'off' = whole frame
           -S CONFIG              decoder setting in zbarimg syntax, repeatable:
                                  -Sdisable -Sqrcode.enable, -Si25.disable, -Sean13.enable=0
+          --scan-threads N       scanning threads, one ZBar scanner each (default: one per core)
 
         Output:
           --events PATH|-        JSON Lines events to a file or standard output (default: -)

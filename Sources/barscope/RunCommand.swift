@@ -24,6 +24,7 @@ enum RunCommand {
             case "--fps": demo.fps = try parseInt(try next(), option: "--fps", min: 1)
             case "--frames": demo.frames = try parseInt(try next(), option: "--frames")
             case "--live": demo.live = true
+            case "--scan-threads": c.scanThreads = try parseInt(try next(), option: "--scan-threads", min: 1)
             case "--quiet", "-q": quiet = true
             case "--help", "-h": help = true
             default: return false
