@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "Barscope", targets: ["Barscope"]),
         .executable(name: "barscope", targets: ["barscope"]),
+        // The GStreamer plugin: libgstbarscope.so, loadable from GST_PLUGIN_PATH.
+        .library(name: "gstbarscope", type: .dynamic, targets: ["BarscopeElement"]),
     ],
     targets: [
         // One system-library target per C library, found through pkg-config, installed from Debian by scripts/setup.
@@ -32,9 +34,19 @@ let package = Package(
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CZBar", "CCairo", "CQREncode", "CBarscope",
             ]),
         .executableTarget(name: "barscope", dependencies: ["Barscope"]),
+        // The element's GObject and plugin boilerplate (C), and its work (Swift, the same library as the tool's).
+        .target(
+            name: "CBarscopePlugin", dependencies: ["CGStreamer", "CGStreamerVideo"],
+            cSettings: [.define("PACKAGE", to: "\"barscope\"")]),
+        .target(
+            name: "BarscopeElement",
+            dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
         .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
         .testTarget(name: "PipelineTests", dependencies: ["Barscope", "CGStreamer", "CBarscope"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope"]),
+        .testTarget(
+            name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope"],
+            resources: [.copy("gst-inspect-barscope.txt")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,228 @@
+// GObject and plugin boilerplate of the `barscope` element. Documentation and the message schema are at the top of
+// Sources/BarscopeElement/BarscopeElement.swift, where the work is done.
+#include "gstbarscope.h"
+
+#ifndef PACKAGE
+#define PACKAGE "barscope"
+#endif
+
+typedef struct {
+    GstVideoFilter parent;
+    BarscopeSettings settings; // guarded by the object lock
+    void *swift;               // the Swift state: scanners, tracker, renderer
+} GstBarscope;
+
+typedef struct {
+    GstVideoFilterClass parent_class;
+} GstBarscopeClass;
+
+G_DEFINE_TYPE(GstBarscope, gst_barscope, GST_TYPE_VIDEO_FILTER)
+
+enum {
+    PROP_0, PROP_MESSAGE, PROP_ATTACH_FRAME, PROP_CACHE, PROP_DRAW, PROP_VIEWFINDER, PROP_INSETS, PROP_REGION,
+    PROP_SYMBOLOGIES
+};
+
+#define FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, YUV9, YVU9, BGRx, BGRA }"
+
+void barscope_settings_clear(BarscopeSettings *s) {
+    g_free(s->viewfinder);
+    g_free(s->insets);
+    g_free(s->region);
+    g_free(s->symbologies);
+    memset(s, 0, sizeof *s);
+}
+
+static void settings_copy(const BarscopeSettings *from, BarscopeSettings *to) {
+    *to = *from;
+    to->viewfinder = g_strdup(from->viewfinder);
+    to->insets = g_strdup(from->insets);
+    to->region = g_strdup(from->region);
+    to->symbologies = g_strdup(from->symbologies);
+}
+
+static void gst_barscope_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
+    GstBarscope *self = (GstBarscope *)object;
+    gchar **target = NULL;
+    switch (id) {
+    case PROP_VIEWFINDER: target = &self->settings.viewfinder; break;
+    case PROP_INSETS: target = &self->settings.insets; break;
+    case PROP_REGION: target = &self->settings.region; break;
+    case PROP_SYMBOLOGIES: target = &self->settings.symbologies; break;
+    default: break;
+    }
+    if (target) {
+        const gchar *text = g_value_get_string(value);
+        gchar *problem = barscope_swift_validate(pspec->name, text);
+        if (problem) {
+            // A property cannot fail; the bad value is refused with a warning naming it, the old one stays.
+            g_warning("barscope: %s", problem);
+            g_free(problem);
+            return;
+        }
+        GST_OBJECT_LOCK(self);
+        g_free(*target);
+        *target = g_strdup(text);
+        GST_OBJECT_UNLOCK(self);
+        return;
+    }
+    GST_OBJECT_LOCK(self);
+    switch (id) {
+    case PROP_MESSAGE: self->settings.message = g_value_get_boolean(value); break;
+    case PROP_ATTACH_FRAME: self->settings.attach_frame = g_value_get_boolean(value); break;
+    case PROP_CACHE: self->settings.cache = g_value_get_boolean(value); break;
+    case PROP_DRAW: self->settings.draw = g_value_get_boolean(value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+    }
+    gboolean draw = self->settings.draw;
+    GST_OBJECT_UNLOCK(self);
+    if (id == PROP_DRAW) gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), !draw);
+}
+
+static void gst_barscope_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
+    GstBarscope *self = (GstBarscope *)object;
+    GST_OBJECT_LOCK(self);
+    switch (id) {
+    case PROP_MESSAGE: g_value_set_boolean(value, self->settings.message); break;
+    case PROP_ATTACH_FRAME: g_value_set_boolean(value, self->settings.attach_frame); break;
+    case PROP_CACHE: g_value_set_boolean(value, self->settings.cache); break;
+    case PROP_DRAW: g_value_set_boolean(value, self->settings.draw); break;
+    case PROP_VIEWFINDER: g_value_set_string(value, self->settings.viewfinder); break;
+    case PROP_INSETS: g_value_set_string(value, self->settings.insets); break;
+    case PROP_REGION: g_value_set_string(value, self->settings.region); break;
+    case PROP_SYMBOLOGIES: g_value_set_string(value, self->settings.symbologies); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+static GstFlowReturn gst_barscope_transform_frame_ip(GstVideoFilter *filter, GstVideoFrame *frame) {
+    GstBarscope *self = (GstBarscope *)filter;
+    BarscopeSettings snapshot;
+    GST_OBJECT_LOCK(self);
+    settings_copy(&self->settings, &snapshot);
+    GST_OBJECT_UNLOCK(self);
+    if (!barscope_swift_process(self->swift, filter, frame, &snapshot))
+        GST_DEBUG_OBJECT(self, "frame not scanned"); // one bad frame is not an error: the stream goes on
+    barscope_settings_clear(&snapshot);
+    return GST_FLOW_OK;
+}
+
+static void gst_barscope_finalize(GObject *object) {
+    GstBarscope *self = (GstBarscope *)object;
+    barscope_swift_free(self->swift);
+    barscope_settings_clear(&self->settings);
+    G_OBJECT_CLASS(gst_barscope_parent_class)->finalize(object);
+}
+
+static void gst_barscope_init(GstBarscope *self) {
+    self->settings.message = TRUE;
+    self->settings.viewfinder = g_strdup("off");
+    self->settings.insets = g_strdup("20");
+    self->swift = barscope_swift_new();
+    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
+}
+
+static void gst_barscope_class_init(GstBarscopeClass *klass) {
+    GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+    GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+    GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS(klass);
+    gobject_class->set_property = gst_barscope_set_property;
+    gobject_class->get_property = gst_barscope_get_property;
+    gobject_class->finalize = gst_barscope_finalize;
+    GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
+
+    g_object_class_install_property(gobject_class, PROP_MESSAGE,
+        g_param_spec_boolean("message", "message", "Post a barcode message for each detected code", TRUE, rw));
+    g_object_class_install_property(gobject_class, PROP_ATTACH_FRAME,
+        g_param_spec_boolean("attach-frame", "Attach frame",
+            "Attach the frame with the code to each barcode message (as a GstSample in 'frame')", FALSE, rw));
+    g_object_class_install_property(gobject_class, PROP_CACHE,
+        g_param_spec_boolean("cache", "cache",
+            "Report a code when it appears, not again on every following frame", FALSE, rw));
+    g_object_class_install_property(gobject_class, PROP_DRAW,
+        g_param_spec_boolean("draw", "Draw",
+            "Draw the viewfinder and each code's box, corners and label in place (BGRx/BGRA frames)", FALSE, rw));
+    g_object_class_install_property(gobject_class, PROP_VIEWFINDER,
+        g_param_spec_string("viewfinder", "Viewfinder",
+            "Region of interest: 'off' (whole frame) or W:H, the largest such rectangle inside the insets", "off", rw));
+    g_object_class_install_property(gobject_class, PROP_INSETS,
+        g_param_spec_string("insets", "Insets",
+            "Minimum viewfinder distance from the frame edges in pixels: 'N' or 'top,left,bottom,right'", "20", rw));
+    g_object_class_install_property(gobject_class, PROP_REGION,
+        g_param_spec_string("region", "Region",
+            "Normalised scanning region 'x,y,w,h' in 0..1 of the frame (instead of viewfinder and insets)", NULL, rw));
+    g_object_class_install_property(gobject_class, PROP_SYMBOLOGIES,
+        g_param_spec_string("symbologies", "Symbologies",
+            "Decoder settings in zbarimg -S syntax, separated by spaces: 'disable qrcode.enable'", NULL, rw));
+
+    gst_element_class_set_static_metadata(element_class, "Barscope barcode scanner", "Filter/Analyzer/Video",
+        "Detects barcodes and QR codes (ZBar) within a viewfinder, posts them as messages with their polygons, "
+        "and optionally draws them", "Barscope developers");
+    GstCaps *caps = gst_caps_from_string("video/x-raw, format = (string) " FORMATS);
+    gst_element_class_add_pad_template(element_class,
+        gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(element_class,
+        gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+    filter_class->transform_frame_ip = gst_barscope_transform_frame_ip;
+}
+
+void barscope_post_barcode(GstVideoFilter *filter, GstVideoFrame *frame, const char *type, const char *symbol,
+                           gint quality, const gint *polygon_xy, guint points, const gint bounds[4],
+                           gboolean attach_frame) {
+    GstBaseTransform *base = GST_BASE_TRANSFORM(filter);
+    GstClockTime timestamp = GST_BUFFER_PTS(frame->buffer);
+    GstClockTime duration = GST_BUFFER_DURATION(frame->buffer);
+    GstClockTime running_time = gst_segment_to_running_time(&base->segment, GST_FORMAT_TIME, timestamp);
+    GstClockTime stream_time = gst_segment_to_stream_time(&base->segment, GST_FORMAT_TIME, timestamp);
+    GstStructure *s = gst_structure_new("barcode",
+        "timestamp", G_TYPE_UINT64, timestamp,
+        "stream-time", G_TYPE_UINT64, stream_time,
+        "running-time", G_TYPE_UINT64, running_time,
+        "type", G_TYPE_STRING, type,
+        "symbol", G_TYPE_STRING, symbol,
+        "quality", G_TYPE_INT, quality, NULL);
+    if (GST_CLOCK_TIME_IS_VALID(duration))
+        gst_structure_set(s, "duration", G_TYPE_UINT64, duration, NULL);
+
+    GValue polygon = G_VALUE_INIT, point = G_VALUE_INIT, coordinate = G_VALUE_INIT;
+    g_value_init(&polygon, GST_TYPE_ARRAY);
+    g_value_init(&coordinate, G_TYPE_INT);
+    for (guint i = 0; i < points; i++) {
+        g_value_init(&point, GST_TYPE_ARRAY);
+        g_value_set_int(&coordinate, polygon_xy[2 * i]);
+        gst_value_array_append_value(&point, &coordinate);
+        g_value_set_int(&coordinate, polygon_xy[2 * i + 1]);
+        gst_value_array_append_value(&point, &coordinate);
+        gst_value_array_append_and_take_value(&polygon, &point);
+        memset(&point, 0, sizeof point);
+    }
+    gst_structure_take_value(s, "polygon", &polygon);
+    GValue box = G_VALUE_INIT;
+    g_value_init(&box, GST_TYPE_ARRAY);
+    for (int i = 0; i < 4; i++) {
+        g_value_set_int(&coordinate, bounds[i]);
+        gst_value_array_append_value(&box, &coordinate);
+    }
+    gst_structure_take_value(s, "bounds", &box);
+    g_value_unset(&coordinate);
+
+    if (attach_frame) {
+        GstCaps *caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(base));
+        GstSample *sample = gst_sample_new(frame->buffer, caps, &base->segment, NULL);
+        gst_structure_set(s, "frame", GST_TYPE_SAMPLE, sample, NULL);
+        gst_sample_unref(sample);
+        if (caps) gst_caps_unref(caps);
+    }
+    gst_element_post_message(GST_ELEMENT(filter), gst_message_new_element(GST_OBJECT(filter), s));
+}
+
+static gboolean plugin_init(GstPlugin *plugin) {
+    return gst_element_register(plugin, "barscope", GST_RANK_NONE, gst_barscope_get_type());
+}
+
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, barscope,
+    "Barcode scanning with a viewfinder, polygons and an overlay (ZBar, cairo, Swift)", plugin_init, "0.1.0",
+    "LGPL", "barscope", "https://barscope.dev")

@@ -1,0 +1,43 @@
+// The `barscope` element's C face: only the GObject and plugin boilerplate that Swift cannot write (type
+// registration macros, varargs property and structure calls). The element's work is done by the Swift functions
+// declared at the end, which the plugin library exports.
+#ifndef GST_BARSCOPE_H
+#define GST_BARSCOPE_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+
+G_BEGIN_DECLS
+
+/// The user's settings, copied out under the object lock once per frame (strings are owned by the copy).
+typedef struct {
+    gboolean message;      // post `barcode` messages (stock element: default TRUE)
+    gboolean attach_frame; // add the frame as a GstSample to each message (stock: default FALSE)
+    gboolean cache;        // report a code only when it appears, not on every frame (stock: default FALSE)
+    gboolean draw;         // draw the overlay in place (BGRx/BGRA frames)
+    gchar *viewfinder;     // "off" or "W:H"
+    gchar *insets;         // "20" or "top,left,bottom,right"
+    gchar *region;         // normalised "x,y,w,h", or NULL
+    gchar *symbologies;    // zbarimg -S values separated by spaces or commas, or NULL
+} BarscopeSettings;
+
+void barscope_settings_clear(BarscopeSettings *s);
+
+/// Posts one `barcode` element message with the stock element's fields, plus `polygon` and `bounds`.
+/// Varargs structure building lives here; Swift decides what to post.
+void barscope_post_barcode(GstVideoFilter *filter, GstVideoFrame *frame, const char *type, const char *symbol,
+                           gint quality, const gint *polygon_xy, guint points, const gint bounds[4],
+                           gboolean attach_frame);
+
+// Implemented in Swift (Sources/BarscopeElement), exported with @_cdecl.
+void *barscope_swift_new(void);
+void barscope_swift_free(void *handle);
+/// Scans (and draws into) one frame; returns FALSE only for a frame it cannot read at all.
+gboolean barscope_swift_process(void *handle, GstVideoFilter *filter, GstVideoFrame *frame,
+                                const BarscopeSettings *settings);
+/// Checks settings before they are stored; returns NULL or a newly allocated message naming the bad value.
+gchar *barscope_swift_validate(const char *property, const char *value);
+
+G_END_DECLS
+#endif

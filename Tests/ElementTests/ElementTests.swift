@@ -1,0 +1,210 @@
+import Barscope
+import CBarscope
+import CGStreamer
+import Foundation
+import Testing
+
+/// The built plugin, libgstbarscope.so, next to the test bundle.
+enum Plugin {
+    static let folder: URL = {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<3 {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("libgstbarscope.so").path) {
+                return dir
+            }
+            dir.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug")
+    }()
+    static var path: String { folder.appendingPathComponent("libgstbarscope.so").path }
+
+    /// Loads the plugin into this process's registry once (as GST_PLUGIN_PATH would).
+    static let loaded: Bool = {
+        GStreamer.initialize()
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let plugin = gst_plugin_load_file(path, &error) else {
+            if let error { g_error_free(error) }
+            return false
+        }
+        gst_object_unref(UnsafeMutableRawPointer(plugin))
+        return true
+    }()
+
+    static let folderForMedia: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-element-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    static let eanImage: String = {
+        let path = folderForMedia.appendingPathComponent("ean13-9876543210128.png").path
+        try! DemoClip.writePNG(try! EAN13.symbol("987654321012"), to: path, module: 3)
+        return path
+    }()
+}
+
+/// One `barcode` message, read field by field.
+struct BarcodeMessage {
+    var fields: [String: String] = [:]  // field name → GType name
+    var type = "", symbol = ""
+    var quality: Int32 = 0
+    var timestamp: UInt64 = 0
+    var polygon: [[Int32]] = []
+    var frameHasBufferAndCaps = false
+}
+
+/// Runs `launch` (our own description; the location is set as a property) and collects its barcode messages.
+func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessage] {
+    let pipeline = try Pipeline(launch: launch)
+    bs_set_string(try #require(pipeline.child("src")), "location", location)
+    pipeline.setState(GST_STATE_PLAYING)
+    let bus = gst_element_get_bus(pipeline.element)!
+    defer {
+        gst_object_unref(bus)
+        pipeline.setState(GST_STATE_NULL)
+    }
+    var found: [BarcodeMessage] = []
+    loop: while let msg = gst_bus_timed_pop(bus, 30_000_000_000) {
+        defer { gst_message_unref(msg) }
+        switch bs_message_type(msg) {
+        case GST_MESSAGE_ELEMENT:
+            guard let s = gst_message_get_structure(msg), String(cString: gst_structure_get_name(s)) == "barcode"
+            else { continue }
+            var m = BarcodeMessage()
+            for i in 0..<gst_structure_n_fields(s) {
+                let name = String(cString: gst_structure_nth_field_name(s, UInt32(i)))
+                m.fields[name] = String(cString: g_type_name(gst_structure_get_field_type(s, name)))
+            }
+            m.type = String(cString: gst_structure_get_string(s, "type"))
+            m.symbol = String(cString: gst_structure_get_string(s, "symbol"))
+            gst_structure_get_int(s, "quality", &m.quality)
+            var ts: UInt = 0
+            gst_structure_get_uint64(s, "timestamp", &ts)
+            m.timestamp = UInt64(ts)
+            if let poly = gst_structure_get_value(s, "polygon") {
+                for i in 0..<gst_value_array_get_size(poly) {
+                    let point = gst_value_array_get_value(poly, i)!
+                    m.polygon.append((0..<gst_value_array_get_size(point)).map {
+                        g_value_get_int(gst_value_array_get_value(point, $0))
+                    })
+                }
+            }
+            if let frame = gst_structure_get_value(s, "frame"), let boxed = g_value_get_boxed(frame) {
+                let sample = OpaquePointer(boxed)
+                m.frameHasBufferAndCaps = gst_sample_get_buffer(sample) != nil && gst_sample_get_caps(sample) != nil
+            }
+            found.append(m)
+        case GST_MESSAGE_EOS: break loop
+        case GST_MESSAGE_ERROR:
+            throw BarscopeError.pipeline(GStreamerError(domain: "test", code: 0, message: "pipeline error"))
+        default: continue
+        }
+    }
+    return found
+}
+
+@Suite(.serialized) struct ElementTests {
+    /// The stock element's check test, against both elements: one message, EAN-13, the symbol, quality ≥ 90,
+    /// the same fields with the same types, and no frame unless asked.
+    @Test(arguments: ["zbar", "barscope"])
+    func stockCheckOnTheEanImage(element: String) throws {
+        try #require(Plugin.loaded, "libgstbarscope.so did not load from \(Plugin.path)")
+        let messages = try barcodeMessages(
+            "filesrc name=src ! pngdec ! videoconvert ! video/x-raw,format=I420 ! \(element) ! fakesink",
+            location: Plugin.eanImage)
+        #expect(messages.count == 1)
+        let m = try #require(messages.first)
+        #expect(m.type == "EAN-13")
+        #expect(m.symbol == "9876543210128")
+        #expect(m.quality >= 90)
+        #expect(m.fields["frame"] == nil)
+        let stockFields = [
+            "timestamp": "guint64", "stream-time": "guint64", "running-time": "guint64", "type": "gchararray",
+            "symbol": "gchararray", "quality": "gint",
+        ]
+        for (name, type) in stockFields { #expect(m.fields[name] == type, "\(element): \(name) is \(m.fields[name] ?? "missing")") }
+        if element == "barscope" {
+            #expect(m.polygon.count == 4)
+            #expect(m.fields["bounds"] == "GstValueArray")
+        }
+    }
+
+    @Test(arguments: ["zbar", "barscope"])
+    func attachFrameGivesASampleWithBufferAndCaps(element: String) throws {
+        try #require(Plugin.loaded)
+        let messages = try barcodeMessages(
+            "filesrc name=src ! pngdec ! videoconvert ! video/x-raw,format=I420 ! \(element) attach-frame=true "
+                + "! fakesink", location: Plugin.eanImage)
+        #expect(messages.count == 1)
+        #expect(messages.first?.fields["frame"] == "GstSample")
+        #expect(messages.first?.frameHasBufferAndCaps == true)
+    }
+
+    /// On a demo clip: every code in every frame, polygons within 4 px of the truth; with a viewfinder, nothing
+    /// from outside it, coordinates still full-frame.
+    @Test(arguments: [false, true])
+    func demoClipPolygonsAndViewfinder(viewfinder: Bool) throws {
+        try #require(Plugin.loaded)
+        let options = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 30)
+        let clip = Plugin.folderForMedia.appendingPathComponent("demo.mp4").path
+        if !FileManager.default.fileExists(atPath: clip) { try DemoClip.writeMP4(to: clip, options: options) }
+        let vf = viewfinder ? " viewfinder=4:3" : ""
+        let messages = try barcodeMessages(
+            "filesrc name=src ! qtdemux ! h264parse ! avdec_h264 ! barscope\(vf) ! fakesink", location: clip)
+        let scene = DemoScene(size: options.size, fps: options.fps)
+        // Every frame holds codes, so the distinct timestamps in order are the frames in order.
+        let timestamps = Set(messages.map(\.timestamp)).sorted()
+        #expect(timestamps.count == options.frames)
+        var matched = 0, expected = 0
+        for n in 0..<min(options.frames, timestamps.count) {
+            let inFrame = messages.filter { $0.timestamp == timestamps[n] }
+            for t in scene.placements(frame: n) where !viewfinder || t.insideViewfinder {
+                expected += 1
+                guard let m = inFrame.first(where: { $0.symbol == t.symbol.text }) else { continue }
+                let corners = m.polygon.map { Point(Double($0[0]), Double($0[1])) }
+                let error = t.polygon.map { p in corners.map { $0.distance(to: p) }.min() ?? .infinity }.max() ?? 0
+                if error <= 4 { matched += 1 }
+            }
+            if viewfinder {
+                let outside = Set(scene.placements(frame: n).filter { !$0.insideViewfinder }.map(\.symbol.text))
+                #expect(inFrame.allSatisfy { !outside.contains($0.symbol) }, "frame \(n) reported a code outside")
+            }
+        }
+        #expect(expected == options.frames * (viewfinder ? 3 : 5))
+        #expect(Double(matched) >= 0.95 * Double(expected), "\(matched)/\(expected)")
+    }
+
+    /// gst-launch-1.0 with GST_PLUGIN_PATH, as a GStreamer user runs it; and gst-inspect-1.0's page as a golden file.
+    @Test func gstLaunchAndInspectWithThePluginPath() throws {
+        func run(_ args: [String]) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = args
+            var env = ProcessInfo.processInfo.environment
+            env["GST_PLUGIN_PATH"] = Plugin.folder.path
+            p.environment = env
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let launched = try run([
+            "gst-launch-1.0", "-m", "filesrc", "location=\(Plugin.eanImage)", "!", "pngdec", "!", "videoconvert",
+            "!", "barscope", "!", "fakesink",
+        ])
+        #expect(launched.contains("type=(string)EAN-13, symbol=(string)9876543210128"))
+        #expect(launched.contains("polygon=(int)< <"))
+
+        let inspect = try run(["gst-inspect-1.0", "barscope"])
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.contains("Filename") }  // the only line that depends on where the build is
+            .joined(separator: "\n")
+        let golden = try String(
+            contentsOf: try #require(Bundle.module.url(forResource: "gst-inspect-barscope", withExtension: "txt")),
+            encoding: .utf8)
+        #expect(inspect == golden, "regenerate with scripts/golden-inspect if the change is intended")
+    }
+}
