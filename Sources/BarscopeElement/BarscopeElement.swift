@@ -10,7 +10,9 @@
 //
 // Properties: message (TRUE), attach-frame (FALSE), cache (FALSE) as the stock element; draw (FALSE);
 // viewfinder ("off" or W:H), insets ("20" or "top,left,bottom,right"), region (normalised "x,y,w,h", replaces
-// viewfinder and insets), symbologies (zbarimg -S values: "disable qrcode.enable").
+// viewfinder and insets), symbologies (zbarimg -S values: "disable qrcode.enable"), threads (1: scan before the
+// frame goes on, as the stock element; N > 1 or 0 = one per core: frames go on at once and N scanning threads post
+// their messages in frame order, drained before EOS; drawing always scans in place).
 //
 // Messages: one element message per code, named "barcode", with the stock element's fields, names and types:
 //   timestamp (guint64)     the buffer's pts
@@ -30,18 +32,48 @@ import CBarscopePlugin
 import CCairo
 import CGStreamer
 import CGStreamerVideo
+import Foundation
+import Synchronization
 
-/// Per-element state. Used only from the element's streaming thread (transform_frame_ip calls are serialized),
-/// created and freed by the GObject.
-final class ElementState {
+/// Per-element state, created and freed by the GObject.
+///
+/// Sendable: `scanner`, the parsed settings, `grey` and `submitted` are used only from the streaming thread
+/// (transform_frame_ip calls are serialized); the tracker and the in-order delivery are behind `delivery`;
+/// `pool` is made on the streaming thread and drained from the streaming or state-change thread.
+final class ElementState: @unchecked Sendable {
+    /// What a frame's messages need once its scan is done.
+    /// Sendable: the sample is owned by this value, handed between threads, and released once after posting.
+    struct Pending: @unchecked Sendable {
+        var detections: [Detection]
+        var message: Bool
+        var cache: Bool
+        var attachFrame: Bool
+        var sample: OpaquePointer?  // keeps the buffer alive until its messages are posted (async path)
+    }
+    /// Sendable: only ever touched inside `delivery`'s lock.
+    struct Delivery: @unchecked Sendable {
+        var next = 0
+        var waiting: [Int: Pending] = [:]
+        var frameNumber = 0
+        let tracker = Tracker(lostAfterFrames: 5)
+    }
+
     var scanner = ZBarScanner()
+    var settings = ScannerSettings()
     var symbologies: String? = nil
     var viewfinderKey: [String?] = []
     var viewfinder = Viewfinder.off
-    let tracker = Tracker(lostAfterFrames: 5)
-    var frameNumber = 0
     var grey: [UInt8] = []
     var renderer = OverlayRenderer()
+    var pool: ScanWorkerPool? = nil
+    var poolKey: (threads: Int, symbologies: String?) = (0, nil)
+    var submitted = 0
+    let delivery = Mutex(Delivery())
+    /// Region and report settings of each frame handed to the pool, by sequence number.
+    let jobs = Mutex<[Int: (region: PixelRect?, pending: Pending)]>([:])
+    var filter: UnsafeMutablePointer<GstVideoFilter>? = nil
+
+    deinit { pool?.stop() }
 
     func configure(_ s: BarscopeSettings) {
         let symbologiesText = s.symbologies.map { String(cString: $0) }
@@ -49,7 +81,7 @@ final class ElementState {
             symbologies = symbologiesText
             let values = (symbologiesText ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
             // Validated when set; a value that slipped through is simply skipped.
-            var settings = ScannerSettings()
+            settings = ScannerSettings()
             for v in values { try? settings.add(v) }
             scanner = ZBarScanner(settings: settings)
         }
@@ -63,6 +95,7 @@ final class ElementState {
     func process(_ filter: UnsafeMutablePointer<GstVideoFilter>, _ frame: UnsafeMutablePointer<GstVideoFrame>,
         _ s: BarscopeSettings) -> Bool
     {
+        self.filter = filter
         configure(s)
         let width = Int(bs_frame_width(frame)), height = Int(bs_frame_height(frame))
         guard width > 0, height > 0, let plane = bs_frame_plane_data(frame, 0) else { return false }
@@ -72,34 +105,44 @@ final class ElementState {
         let region = viewfinder.region(in: size)
         let area = region ?? PixelRect(x: 0, y: 0, width: width, height: height)
         let mapping = CropMapping(offsetX: area.x, offsetY: area.y)
-
-        var detections: [Detection]
         let isRGB = format == GST_VIDEO_FORMAT_BGRx || format == GST_VIDEO_FORMAT_BGRA
+        let hasLuma = bs_format_has_luma_plane(format) != 0
+        guard isRGB || hasLuma else { return false }
+        let pending = Pending(
+            detections: [], message: s.message != 0, cache: s.cache != 0, attachFrame: s.attach_frame != 0, sample: nil)
+
+        let threads = s.threads == 0 ? ProcessInfo.processInfo.activeProcessorCount : Int(s.threads)
+        if threads > 1 && s.draw == 0 && hasLuma {
+            // Asynchronous: the frame goes on at once; a worker scans it and its messages follow in order.
+            if pool == nil || poolKey.threads != threads || poolKey.symbologies != symbologies {
+                pool?.stop()
+                pool = ScanWorkerPool(workers: threads, settings: settings) { [weak self] scanner, job in
+                    self?.scanQueued(job, with: scanner)
+                }
+                poolKey = (threads, symbologies)
+            }
+            guard let caps = gst_video_info_to_caps(&frame.pointee.info) else { return false }
+            let sample = gst_sample_new(frame.pointee.buffer, caps, nil, nil)
+            gst_caps_unref(caps)
+            guard let sample else { return false }
+            let sequence = submitted
+            submitted += 1
+            jobs.withLock { $0[sequence] = (region, pending) }
+            pool?.submit(ScanWorkerPool.Job(sequence: sequence, frame: sequence, ptsNs: nil, sample: sample))
+            return true
+        }
+        // Synchronous: scan, report and draw before the frame goes on (the stock element's behaviour).
+        drain()
+        var detections: [Detection]
         if isRGB {
             detections = scanBGR(plane, stride: stride, area: area, mapping: mapping, region: region)
-        } else if bs_format_has_luma_plane(format) != 0 {
-            // The region of the luma plane, in place: same stride, base moved to its top-left pixel.
-            let base = UnsafeRawPointer(plane) + area.y * stride + area.x
-            let luma = LumaImage(base: base, width: area.width, height: area.height, stride: stride)
-            detections = scanner.scan(luma, mapping: mapping, viewfinder: region)
         } else {
-            return false
+            let luma = LumaImage(base: UnsafeRawPointer(plane), width: width, height: height, stride: stride)
+            detections = luma.cropped(to: area).map { scanner.scan($0, mapping: mapping, viewfinder: region) } ?? []
         }
-
-        let (ids, events) = tracker.update(frame: frameNumber, ptsNs: nil, detections: detections)
-        frameNumber += 1
-        if s.message != 0 {
-            var report = Array(zip(detections, ids))
-            if s.cache != 0 {
-                // Like the stock element's cache: a code is reported when it appears, not on every frame.
-                let fresh = Set(events.compactMap { e -> Int? in
-                    if case .appeared(_, _, _, let id) = e { return id }
-                    return nil
-                })
-                report = report.filter { fresh.contains($0.1) }
-            }
-            for (d, _) in report { post(d, filter: filter, frame: frame, attachFrame: s.attach_frame != 0) }
-        }
+        var now = pending
+        now.detections = detections
+        report(now, buffer: frame.pointee.buffer)
         if s.draw != 0 && isRGB {
             let surface = cairo_image_surface_create_for_data(
                 plane, format == GST_VIDEO_FORMAT_BGRA ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, Int32(width),
@@ -112,6 +155,65 @@ final class ElementState {
             cairo_surface_flush(surface)
         }
         return true
+    }
+
+    /// A scanning thread: scan the frame's region, then post every frame that is ready, in order.
+    func scanQueued(_ job: ScanWorkerPool.Job, with scanner: ZBarScanner) {
+        guard let entry = jobs.withLock({ $0.removeValue(forKey: job.sequence) }) else { return }
+        let region = entry.region
+        let mapping = CropMapping(region: region)
+        var pending = entry.pending
+        pending.detections =
+            withLumaPlane(of: job.sample) { luma, _ in
+                let area = region.flatMap { luma.cropped(to: $0) } ?? luma
+                return scanner.scan(area, mapping: mapping, viewfinder: region)
+            } ?? []
+        pending.sample = gst_sample_ref(job.sample)
+        delivery.withLock { d in
+            d.waiting[job.sequence] = pending
+            while let ready = d.waiting.removeValue(forKey: d.next) {
+                d.next += 1
+                if let sample = ready.sample, let buffer = gst_sample_get_buffer(sample) {
+                    post(ready, buffer: buffer, delivery: &d)
+                }
+                if let sample = ready.sample { gst_sample_unref(sample) }
+            }
+        }
+    }
+
+    /// Every frame handed to the pool has been reported.
+    func drain() { pool?.waitIdle() }
+
+    private func report(_ pending: Pending, buffer: UnsafeMutablePointer<GstBuffer>) {
+        delivery.withLock { d in
+            d.next = max(d.next, submitted)  // synchronous frames take no sequence number
+            post(pending, buffer: buffer, delivery: &d)
+        }
+    }
+
+    private func post(_ p: Pending, buffer: UnsafeMutablePointer<GstBuffer>, delivery d: inout Delivery) {
+        let (ids, events) = d.tracker.update(frame: d.frameNumber, ptsNs: nil, detections: p.detections)
+        d.frameNumber += 1
+        guard p.message, let filter else { return }
+        var report = Array(zip(p.detections, ids))
+        if p.cache {
+            // Like the stock element's cache: a code is reported when it appears, not on every frame.
+            let fresh = Set(events.compactMap { e -> Int? in
+                if case .appeared(_, _, _, let id) = e { return id }
+                return nil
+            })
+            report = report.filter { fresh.contains($0.1) }
+        }
+        for (det, _) in report {
+            var xy: [Int32] = []
+            for pt in det.polygon { xy += [Int32(pt.x.rounded()), Int32(pt.y.rounded())] }
+            var bounds: [Int32] = [
+                Int32(det.bounds.x), Int32(det.bounds.y), Int32(det.bounds.width), Int32(det.bounds.height),
+            ]
+            barscope_post_barcode(
+                filter, buffer, det.type, det.data, Int32(det.quality), &xy, UInt32(det.polygon.count), &bounds,
+                p.attachFrame ? 1 : 0)
+        }
     }
 
     /// BGRx/BGRA: only the region is turned to grey (BT.601 weights), into a buffer reused across frames.
@@ -139,18 +241,6 @@ final class ElementState {
                 mapping: mapping, viewfinder: region)
         }
     }
-
-    private func post(
-        _ d: Detection, filter: UnsafeMutablePointer<GstVideoFilter>, frame: UnsafeMutablePointer<GstVideoFrame>,
-        attachFrame: Bool
-    ) {
-        var xy: [Int32] = []
-        for p in d.polygon { xy += [Int32(p.x.rounded()), Int32(p.y.rounded())] }
-        var bounds: [Int32] = [Int32(d.bounds.x), Int32(d.bounds.y), Int32(d.bounds.width), Int32(d.bounds.height)]
-        barscope_post_barcode(
-            filter, frame, d.type, d.data, Int32(d.quality), &xy, UInt32(d.polygon.count), &bounds,
-            attachFrame ? 1 : 0)
-    }
 }
 
 @_cdecl("barscope_swift_new")
@@ -172,6 +262,12 @@ public func barscopeSwiftProcess(
     guard let handle, let filter, let frame, let settings else { return 0 }
     let state = Unmanaged<ElementState>.fromOpaque(handle).takeUnretainedValue()
     return state.process(filter, frame, settings.pointee) ? 1 : 0
+}
+
+@_cdecl("barscope_swift_drain")
+public func barscopeSwiftDrain(_ handle: UnsafeMutableRawPointer?) {
+    guard let handle else { return }
+    Unmanaged<ElementState>.fromOpaque(handle).takeUnretainedValue().drain()
 }
 
 @_cdecl("barscope_swift_validate")

@@ -20,7 +20,7 @@ G_DEFINE_TYPE(GstBarscope, gst_barscope, GST_TYPE_VIDEO_FILTER)
 
 enum {
     PROP_0, PROP_MESSAGE, PROP_ATTACH_FRAME, PROP_CACHE, PROP_DRAW, PROP_VIEWFINDER, PROP_INSETS, PROP_REGION,
-    PROP_SYMBOLOGIES
+    PROP_SYMBOLOGIES, PROP_THREADS
 };
 
 #define FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, YUV9, YVU9, BGRx, BGRA }"
@@ -72,6 +72,7 @@ static void gst_barscope_set_property(GObject *object, guint id, const GValue *v
     case PROP_ATTACH_FRAME: self->settings.attach_frame = g_value_get_boolean(value); break;
     case PROP_CACHE: self->settings.cache = g_value_get_boolean(value); break;
     case PROP_DRAW: self->settings.draw = g_value_get_boolean(value); break;
+    case PROP_THREADS: self->settings.threads = g_value_get_uint(value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
     }
     gboolean draw = self->settings.draw;
@@ -91,6 +92,7 @@ static void gst_barscope_get_property(GObject *object, guint id, GValue *value, 
     case PROP_INSETS: g_value_set_string(value, self->settings.insets); break;
     case PROP_REGION: g_value_set_string(value, self->settings.region); break;
     case PROP_SYMBOLOGIES: g_value_set_string(value, self->settings.symbologies); break;
+    case PROP_THREADS: g_value_set_uint(value, self->settings.threads); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -108,6 +110,19 @@ static GstFlowReturn gst_barscope_transform_frame_ip(GstVideoFilter *filter, Gst
     return GST_FLOW_OK;
 }
 
+// Asynchronous scanning (threads > 1) must report every frame before EOS, a flush or a stop goes by.
+static gboolean gst_barscope_sink_event(GstBaseTransform *base, GstEvent *event) {
+    GstEventType type = GST_EVENT_TYPE(event);
+    if (type == GST_EVENT_EOS || type == GST_EVENT_FLUSH_STOP || type == GST_EVENT_SEGMENT)
+        barscope_swift_drain(((GstBarscope *)base)->swift);
+    return GST_BASE_TRANSFORM_CLASS(gst_barscope_parent_class)->sink_event(base, event);
+}
+
+static gboolean gst_barscope_stop(GstBaseTransform *base) {
+    barscope_swift_drain(((GstBarscope *)base)->swift);
+    return TRUE;
+}
+
 static void gst_barscope_finalize(GObject *object) {
     GstBarscope *self = (GstBarscope *)object;
     barscope_swift_free(self->swift);
@@ -119,6 +134,7 @@ static void gst_barscope_init(GstBarscope *self) {
     self->settings.message = TRUE;
     self->settings.viewfinder = g_strdup("off");
     self->settings.insets = g_strdup("20");
+    self->settings.threads = 1;
     self->swift = barscope_swift_new();
     gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
@@ -157,6 +173,11 @@ static void gst_barscope_class_init(GstBarscopeClass *klass) {
         g_param_spec_string("symbologies", "Symbologies",
             "Decoder settings in zbarimg -S syntax, separated by spaces: 'disable qrcode.enable'", NULL, rw));
 
+    g_object_class_install_property(gobject_class, PROP_THREADS,
+        g_param_spec_uint("threads", "Threads",
+            "Scanning threads, one ZBar scanner each (0 = one per core). Above 1, and when not drawing, frames pass "
+            "at once and their messages follow in order from the scanning threads", 0, 64, 1, rw));
+
     gst_element_class_set_static_metadata(element_class, "Barscope barcode scanner", "Filter/Analyzer/Video",
         "Detects barcodes and QR codes (ZBar) within a viewfinder, posts them as messages with their polygons, "
         "and optionally draws them", "Barscope developers");
@@ -167,14 +188,16 @@ static void gst_barscope_class_init(GstBarscopeClass *klass) {
         gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
     gst_caps_unref(caps);
     filter_class->transform_frame_ip = gst_barscope_transform_frame_ip;
+    GST_BASE_TRANSFORM_CLASS(klass)->sink_event = gst_barscope_sink_event;
+    GST_BASE_TRANSFORM_CLASS(klass)->stop = gst_barscope_stop;
 }
 
-void barscope_post_barcode(GstVideoFilter *filter, GstVideoFrame *frame, const char *type, const char *symbol,
+void barscope_post_barcode(GstVideoFilter *filter, GstBuffer *buffer, const char *type, const char *symbol,
                            gint quality, const gint *polygon_xy, guint points, const gint bounds[4],
                            gboolean attach_frame) {
     GstBaseTransform *base = GST_BASE_TRANSFORM(filter);
-    GstClockTime timestamp = GST_BUFFER_PTS(frame->buffer);
-    GstClockTime duration = GST_BUFFER_DURATION(frame->buffer);
+    GstClockTime timestamp = GST_BUFFER_PTS(buffer);
+    GstClockTime duration = GST_BUFFER_DURATION(buffer);
     GstClockTime running_time = gst_segment_to_running_time(&base->segment, GST_FORMAT_TIME, timestamp);
     GstClockTime stream_time = gst_segment_to_stream_time(&base->segment, GST_FORMAT_TIME, timestamp);
     GstStructure *s = gst_structure_new("barcode",
@@ -211,7 +234,7 @@ void barscope_post_barcode(GstVideoFilter *filter, GstVideoFrame *frame, const c
 
     if (attach_frame) {
         GstCaps *caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(base));
-        GstSample *sample = gst_sample_new(frame->buffer, caps, &base->segment, NULL);
+        GstSample *sample = gst_sample_new(buffer, caps, &base->segment, NULL);
         gst_structure_set(s, "frame", GST_TYPE_SAMPLE, sample, NULL);
         gst_sample_unref(sample);
         if (caps) gst_caps_unref(caps);

@@ -8,6 +8,14 @@ public struct LumaImage {
     /// Bytes from one row to the next (at least `width`; GStreamer pads GRAY8 rows to a multiple of 4).
     public let stride: Int
 
+    /// The part of this image inside `rect` (clamped), sharing its memory: same stride, base at the corner.
+    public func cropped(to rect: PixelRect) -> LumaImage? {
+        let x0 = max(0, rect.x), y0 = max(0, rect.y)
+        let x1 = min(width, rect.maxX), y1 = min(height, rect.maxY)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return LumaImage(base: base + y0 * stride + x0, width: x1 - x0, height: y1 - y0, stride: stride)
+    }
+
     public init(base: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
         precondition(width > 0 && height > 0 && stride >= width, "bad luma geometry")
         self.base = base

@@ -7,7 +7,7 @@ import CGStreamerVideo
 /// Works for every 8-bit YUV layout whose first plane is luma (I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, ...):
 /// no conversion, the stride is passed to the scanner as it is.
 /// - Returns: nil when the caps are not video or the format has no 8-bit luma plane.
-func withLumaPlane<R>(of sample: OpaquePointer, _ body: (LumaImage, _ ptsNs: UInt64?) -> R) -> R? {
+public func withLumaPlane<R>(of sample: OpaquePointer, _ body: (LumaImage, _ ptsNs: UInt64?) -> R) -> R? {
     guard let buffer = gst_sample_get_buffer(sample), let caps = gst_sample_get_caps(sample) else { return nil }
     var info = GstVideoInfo()
     guard gst_video_info_from_caps(&info, caps) != 0 else { return nil }

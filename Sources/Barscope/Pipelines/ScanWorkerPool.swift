@@ -6,13 +6,19 @@ import Foundation
 /// is never read ahead of the scanners and memory stays flat.
 ///
 /// Sendable: the job list and counters are guarded by `condition`; each scanner lives on its own thread.
-final class ScanWorkerPool: @unchecked Sendable {
+public final class ScanWorkerPool: @unchecked Sendable {
     /// One frame to scan. Owns one reference to the sample (released after the scan).
-    struct Job: @unchecked Sendable {  // Sendable: the sample is handed over, used by one worker, then released
-        let sequence: Int
-        let frame: Int
-        let ptsNs: UInt64?
-        let sample: OpaquePointer
+    public struct Job: @unchecked Sendable {  // Sendable: the sample is handed over, used by one worker, released
+        public let sequence: Int
+        public let frame: Int
+        public let ptsNs: UInt64?
+        public let sample: OpaquePointer
+        public init(sequence: Int, frame: Int, ptsNs: UInt64?, sample: OpaquePointer) {
+            self.sequence = sequence
+            self.frame = frame
+            self.ptsNs = ptsNs
+            self.sample = sample
+        }
     }
 
     private let condition = NSCondition()
@@ -20,12 +26,12 @@ final class ScanWorkerPool: @unchecked Sendable {
     private var busy = 0
     private var stopping = false
     private var running = 0
-    let workers: Int
+    public let workers: Int
 
     /// - Parameters:
     ///   - workers: scanning threads (the cores, by default).
     ///   - process: runs on a worker thread with that worker's scanner; must not keep the sample.
-    init(workers: Int, settings: ScannerSettings, process: @escaping @Sendable (ZBarScanner, Job) -> Void) {
+    public init(workers: Int, settings: ScannerSettings, process: @escaping @Sendable (ZBarScanner, Job) -> Void) {
         self.workers = max(1, workers)
         for i in 0..<self.workers {
             let thread = Thread { [self] in
@@ -46,7 +52,7 @@ final class ScanWorkerPool: @unchecked Sendable {
     }
 
     /// Hands a frame to the next free worker; blocks while all are busy. Takes over the sample's reference.
-    func submit(_ job: Job) {
+    public func submit(_ job: Job) {
         condition.lock()
         while jobs.count + busy >= workers && !stopping { condition.wait() }
         if stopping {
@@ -60,14 +66,14 @@ final class ScanWorkerPool: @unchecked Sendable {
     }
 
     /// Returns when every submitted frame has been scanned.
-    func waitIdle() {
+    public func waitIdle() {
         condition.lock()
         while !jobs.isEmpty || busy > 0 { condition.wait() }
         condition.unlock()
     }
 
     /// Finishes the jobs already queued, then ends the threads and waits for them.
-    func stop() {
+    public func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()

@@ -20,13 +20,14 @@ typedef struct {
     gchar *insets;         // "20" or "top,left,bottom,right"
     gchar *region;         // normalised "x,y,w,h", or NULL
     gchar *symbologies;    // zbarimg -S values separated by spaces or commas, or NULL
+    guint threads;         // scanning threads; above 1 (and not drawing), messages are posted asynchronously
 } BarscopeSettings;
 
 void barscope_settings_clear(BarscopeSettings *s);
 
 /// Posts one `barcode` element message with the stock element's fields, plus `polygon` and `bounds`.
 /// Varargs structure building lives here; Swift decides what to post.
-void barscope_post_barcode(GstVideoFilter *filter, GstVideoFrame *frame, const char *type, const char *symbol,
+void barscope_post_barcode(GstVideoFilter *filter, GstBuffer *buffer, const char *type, const char *symbol,
                            gint quality, const gint *polygon_xy, guint points, const gint bounds[4],
                            gboolean attach_frame);
 
@@ -36,6 +37,8 @@ void barscope_swift_free(void *handle);
 /// Scans (and draws into) one frame; returns FALSE only for a frame it cannot read at all.
 gboolean barscope_swift_process(void *handle, GstVideoFilter *filter, GstVideoFrame *frame,
                                 const BarscopeSettings *settings);
+/// Waits until every frame handed to the scanning threads has been reported (before EOS, a flush, or stop).
+void barscope_swift_drain(void *handle);
 /// Checks settings before they are stored; returns NULL or a newly allocated message naming the bad value.
 gchar *barscope_swift_validate(const char *property, const char *value);
 
