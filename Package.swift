@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: ["Barscope", "CGStreamer", "CBarscope"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope"]),
         .testTarget(
-            name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope"],
+            name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo"],
             resources: [.copy("gst-inspect-barscope.txt")]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Barscope
 import CBarscope
+import CCairo
 import CGStreamer
 import Foundation
 import Testing
@@ -174,6 +175,50 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
         #expect(Double(matched) >= 0.95 * Double(expected), "\(matched)/\(expected)")
     }
 
+    /// draw=true on BGRx: the picture that leaves the element carries the mask outside the viewfinder, the
+    /// viewfinder outline, and the code's outline, at the pixels where they belong; the rest is untouched.
+    @Test func drawsTheOverlayInPlace() throws {
+        try #require(Plugin.loaded)
+        // EAN-13 with 150 px of white around it: bars at x 183...468, y 150...300 (3 px modules).
+        let image = Plugin.folderForMedia.appendingPathComponent("ean-wide.png").path
+        try DemoClip.writePNG(try EAN13.symbol("987654321012"), to: image, module: 3, margin: 150)
+        let out = Plugin.folderForMedia.appendingPathComponent("drawn.png").path
+        let pipeline = try Pipeline(
+            launch: "filesrc name=src ! pngdec ! videoconvert ! video/x-raw,format=BGRx ! barscope draw=true "
+                + "viewfinder=2:1 insets=4 ! videoconvert ! pngenc ! filesink name=out")
+        bs_set_string(try #require(pipeline.child("src")), "location", image)
+        bs_set_string(try #require(pipeline.child("out")), "location", out)
+        try pipeline.playToEnd(timeoutSeconds: 30)
+
+        let original = cairo_image_surface_create_from_png(image)!, drawn = cairo_image_surface_create_from_png(out)!
+        defer {
+            cairo_surface_destroy(original)
+            cairo_surface_destroy(drawn)
+        }
+        let w = Int(cairo_image_surface_get_width(drawn)), h = Int(cairo_image_surface_get_height(drawn))
+        #expect(w == Int(cairo_image_surface_get_width(original)))
+        func pixel(_ s: OpaquePointer, _ x: Int, _ y: Int) -> [Int] {
+            let data = cairo_image_surface_get_data(s)!, stride = Int(cairo_image_surface_get_stride(s))
+            let p = data + y * stride + x * 4
+            return [Int(p[2]), Int(p[1]), Int(p[0])]
+        }
+        let region = try #require(
+            Viewfinder(aspectRatio: AspectRatio(2, 1), minimumInset: EdgeInsets(all: 4))
+                .region(in: Size(width: w, height: h)))
+        // Outside the region: white paper under the 0.66 black mask → 255 × 0.34 ≈ 87.
+        let masked = pixel(drawn, w / 2, 2)
+        #expect(masked.allSatisfy { abs($0 - 87) <= 6 }, "\(masked)")
+        #expect(pixel(original, w / 2, 2) == [255, 255, 255])
+        // The viewfinder outline: white on the region's top edge, away from the rounded corners.
+        #expect(pixel(drawn, w / 2, region.y) == [255, 255, 255])
+        #expect(pixel(drawn, w / 2, region.y - 3) != [255, 255, 255])
+        // Inside the region, clear of the code's drawings: untouched.
+        #expect(pixel(drawn, region.x + 10, region.y + 10) == pixel(original, region.x + 10, region.y + 10))
+        // The code's outline: opaque blue, 12 % of the code's width plus half a line left of the bars (x ≈ 147).
+        let blue = (120..<183).filter { x in pixel(drawn, x, 225) == [0, 0, 255] }
+        #expect(!blue.isEmpty && blue.allSatisfy { abs($0 - 147) <= 3 }, "blue outline at \(blue)")
+    }
+
     /// threads=2: frames go on at once, two scanners work, and the messages are the same as with one thread, in
     /// frame order.
     @Test func scanningThreadsGiveTheSameMessagesInOrder() throws {
@@ -218,12 +263,40 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
             p.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
         }
+        // The demo clip through gst-launch-1.0 -m: frame 0's messages carry every code, its polygon within 4 px.
+        let options = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 30)
+        let clip = Plugin.folderForMedia.appendingPathComponent("demo-launch.mp4").path
+        if !FileManager.default.fileExists(atPath: clip) { try DemoClip.writeMP4(to: clip, options: options) }
         let launched = try run([
-            "gst-launch-1.0", "-m", "filesrc", "location=\(Plugin.eanImage)", "!", "pngdec", "!", "videoconvert",
-            "!", "barscope", "!", "fakesink",
+            "gst-launch-1.0", "-m", "filesrc", "location=\(clip)", "!", "qtdemux", "!", "h264parse", "!",
+            "avdec_h264", "!", "barscope", "!", "fakesink",
         ])
-        #expect(launched.contains("type=(string)EAN-13, symbol=(string)9876543210128"))
-        #expect(launched.contains("polygon=(int)< <"))
+        let lines = launched.split(separator: "\n").filter { $0.contains("(element): barcode,") }
+        #expect(lines.count == options.frames * 5)
+        func field(_ line: Substring, _ name: String) -> String? {
+            guard let r = line.range(of: "\(name)=(") else { return nil }
+            let rest = line[r.upperBound...]
+            guard let close = rest.firstIndex(of: ")") else { return nil }
+            let value = rest[rest.index(after: close)...]
+            return String(value.prefix { $0 != "," && $0 != ";" })
+        }
+        let timestamps = lines.compactMap { field($0, "timestamp").flatMap { UInt64($0) } }
+        let first = try #require(timestamps.min())
+        let truth = DemoScene(size: options.size).placements(frame: 0)
+        for t in truth {
+            let line = try #require(
+                lines.first { field($0, "timestamp") == String(first) && field($0, "symbol") == t.symbol.text },
+                "\(t.symbol.text) missing from frame 0")
+            #expect(field(line, "type") == t.symbol.type)
+            // polygon=(int)< < (int)x, (int)y >, ... >
+            let afterPolygon = line[line.range(of: "polygon=")!.upperBound...]
+            let polygonText = afterPolygon[..<(afterPolygon.range(of: ", bounds=")?.lowerBound ?? afterPolygon.endIndex)]
+            let numbers = polygonText.split(whereSeparator: { !"0123456789-".contains($0) }).compactMap { Int($0) }
+            let corners = stride(from: 0, to: numbers.count - 1, by: 2).map { Point(Double(numbers[$0]), Double(numbers[$0 + 1])) }
+            #expect(corners.count == 4)
+            let error = t.polygon.map { p in corners.map { $0.distance(to: p) }.min() ?? .infinity }.max() ?? 0
+            #expect(error <= 4, "\(t.symbol.text): \(error) px")
+        }
 
         let inspect = try run(["gst-inspect-1.0", "barscope"])
             .split(separator: "\n", omittingEmptySubsequences: false)

@@ -44,9 +44,10 @@ public enum DemoClip {
     }
 
     /// Draws one symbol on white with its quiet zone and writes it as a PNG (like the stock element's test image).
-    public static func writePNG(_ symbol: BarcodeSymbol, to path: String, module: Int = 3) throws {
+    /// - Parameter margin: white around the quiet zone, in pixels.
+    public static func writePNG(_ symbol: BarcodeSymbol, to path: String, module: Int = 3, margin: Int = 20) throws {
         let m = Double(module)
-        let margin = 20.0
+        let margin = Double(margin)
         let wModules = Double(symbol.widthModules + 2 * symbol.quietZone)
         let hModules = Double(symbol.isTwoDimensional ? symbol.heightModules + 2 * symbol.quietZone : symbol.heightModules)
         let w = Int32(wModules * m + 2 * margin), h = Int32(hModules * m + 2 * margin)
