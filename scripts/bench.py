@@ -76,6 +76,8 @@ modes = [
     ("barscope, full frame", lambda clip: [args.barscope, "run", clip, "--viewfinder", "off", "--every-frame",
                                            "--quiet"]),
     ("barscope, 4:3 viewfinder", lambda clip: [args.barscope, "run", clip, "--every-frame", "--quiet"]),
+    ("barscope, tracked, full frame", lambda clip: [args.barscope, "run", clip, "--viewfinder", "off",
+                                                    "--every-frame", "--tracked", "--quiet"]),
 ]
 
 results = []

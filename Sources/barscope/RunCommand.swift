@@ -25,6 +25,10 @@ enum RunCommand {
             case "--frames": demo.frames = try parseInt(try next(), option: "--frames")
             case "--live": demo.live = true
             case "--scan-threads": c.scanThreads = try parseInt(try next(), option: "--scan-threads", min: 1)
+            case "--tracked": c.tracked = true
+            case "--search-every":
+                c.tracked = true
+                c.trackedInterval = try parseInt(try next(), option: "--search-every", min: 1)
             case "--quiet", "-q": quiet = true
             case "--help", "-h": help = true
             default: return false
@@ -53,6 +57,9 @@ enum RunCommand {
             let fps = String(format: "%.1f", summary.framesPerSecond)
             var line = "barscope: \(c.input): \(summary.frames) frames in \(String(format: "%.1f", summary.seconds)) s"
             line += " (\(fps) frames/s), \(summary.codes) codes"
+            if let l = summary.latencyMs {
+                line += String(format: ", latency %.1f ms median, %.1f ms p95", l.p50, l.p95)
+            }
             if let r = c.recordPath { line += ", recorded to \(r)" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }

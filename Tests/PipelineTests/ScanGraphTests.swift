@@ -45,4 +45,34 @@ import Testing
             #expect(d.detection.inViewfinder)
         }
     }
+
+    /// Tracked mode (full searches every 4th frame, rescans around the codes in between): the same truth holds,
+    /// and every code is reported from the first frame on.
+    @Test func trackedModeKeepsRecallAndPolygons() throws {
+        var c = try configuration(viewfinder: .off)
+        c.tracked = true
+        let (summary, log) = try runScan(c)
+        let scene = DemoScene(size: Self.options.size, fps: Self.options.fps)
+        let s = score(log, scene: scene, frames: Self.options.frames, viewfinderOn: false)
+        print("tracked: \(s)")
+        #expect(summary.frames == Self.options.frames)
+        for (text, code) in s.perCode {
+            #expect(Double(code.read) >= 0.95 * Double(code.visible), "\(text): \(code.read)/\(code.visible)")
+        }
+        #expect(s.phantom == 0)
+        let firstFrame = Set(log.detections.filter { $0.frame == 0 }.map(\.detection.data))
+        #expect(firstFrame.count == 5, "a search on frame 0 finds every code at once")
+    }
+
+    /// The latency from a frame's arrival to its results is measured and reported at the end.
+    @Test func latencyIsReported() throws {
+        let (summary, log) = try runScan(try configuration(viewfinder: Viewfinder()))
+        let latency = try #require(summary.latencyMs)
+        #expect(latency.p50 > 0 && latency.p95 >= latency.p50)
+        guard case .eos(_, _, let p50, let p95) = try #require(log.all.last) else {
+            Issue.record("the last event is not eos")
+            return
+        }
+        #expect(p50 == latency.p50 && p95 == latency.p95)
+    }
 }

@@ -10,7 +10,11 @@ import Testing
             return
         }
         // A display number nobody uses, then wait for the server's socket rather than guessing a delay.
-        let number = (90..<190).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)") } ?? 99
+        let number =
+            (90..<190).first {
+                !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
+                    && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock")
+            } ?? 99
         let display = ":\(number)"
         let server = Process()
         server.executableURL = URL(fileURLWithPath: xvfb)
@@ -21,10 +25,13 @@ import Testing
             // Foundation starts children with SIGTERM blocked; SIGKILL always works.
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
+            // A killed server leaves its socket and lock behind.
+            try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(number)")
+            try? FileManager.default.removeItem(atPath: "/tmp/.X\(number)-lock")
         }
         let socket = "/tmp/.X11-unix/X\(number)"
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.1) }
-        try #require(FileManager.default.fileExists(atPath: socket), "Xvfb did not start on \(display)")
+        try #require(FileManager.default.fileExists(atPath: socket) && server.isRunning, "Xvfb did not start on \(display)")
         setenv("DISPLAY", display, 1)
         defer { unsetenv("DISPLAY") }
 

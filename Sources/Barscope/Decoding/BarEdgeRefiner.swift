@@ -28,38 +28,119 @@ enum BarEdgeRefiner {
 
         var startShifts: [Double] = []
         var endShifts: [Double] = []
+        let reach = Int(length)  // how far past each reported end a missed part of the code may lie
         for r in [0.25, 0.5, 0.75] {
             let base = Point(origin.x + v.x * r, origin.y + v.y * r)
-            // Samples from `window` before the start to `window` past the end, one per pixel along u.
-            let from = -window, to = length + window
-            let count = Int(to - from) + 1
+            // One sample per pixel along u, from `reach` before the reported start to `reach` past its end.
+            let from = -Double(reach)
+            let count = Int(length) + 2 * reach + 1
             var samples = [UInt8](repeating: 0, count: count)
             for k in 0..<count {
                 let t = from + Double(k)
                 samples[k] = luma(image, base.x + unit.x * t, base.y + unit.y * t)
             }
-            guard let lo = samples.min(), let hi = samples.max(), Int(hi) - Int(lo) >= 40 else { continue }
+            // Threshold from the reported code alone, not the background around it.
+            let code = samples[reach...(reach + Int(length))]
+            guard let lo = code.min(), let hi = code.max(), Int(hi) - Int(lo) >= 40 else { continue }
             let threshold = (Int(lo) + Int(hi)) / 2
+            func dark(_ k: Int) -> Bool { Int(samples[k]) < threshold }
             let w = Int(window)
-            // Start: the first dark sample within the window around the reported start.
-            if let k = (0...(2 * w)).first(where: { $0 < count && Int(samples[$0]) < threshold }) {
-                startShifts.append(from + Double(k))
+            // The outermost dark samples within the window around each reported end...
+            guard var first = ((reach - w)...(reach + w)).first(where: dark),
+                var last = stride(from: reach + Int(length) + w, through: reach + Int(length) - w, by: -1)
+                    .first(where: { $0 < count && dark($0) }),
+                last > first
+            else { continue }
+            // ...then outward bar by bar while the light gap before the next bar is shorter than a quiet zone
+            // (6 of the narrowest bars: codes' widest inner space is 4 modules, their quiet zones at least 7).
+            var narrowest = Int.max, run = 0
+            for k in first...last {
+                if dark(k) {
+                    run += 1
+                } else if run > 0 {
+                    narrowest = min(narrowest, run)
+                    run = 0
+                }
             }
-            // End: the last dark sample within the window around the reported end (+1: its far edge).
-            let endIndex = count - 1
-            if let k = stride(from: endIndex, through: max(0, endIndex - 2 * w), by: -1).first(where: {
-                Int(samples[$0]) < threshold
-            }) {
-                endShifts.append(from + Double(k) + 1 - length)
+            let quiet = 6 * max(1, narrowest == Int.max ? 1 : narrowest)
+            var k = first - 1, gap = 0
+            while k >= 0 && gap < quiet {
+                if dark(k) {
+                    first = k
+                    gap = 0
+                } else {
+                    gap += 1
+                }
+                k -= 1
             }
+            k = last + 1
+            gap = 0
+            while k < count && gap < quiet {
+                if dark(k) {
+                    last = k
+                    gap = 0
+                } else {
+                    gap += 1
+                }
+                k += 1
+            }
+            startShifts.append(from + Double(first))
+            endShifts.append(from + Double(last) + 1 - length)
         }
         guard !startShifts.isEmpty, !endShifts.isEmpty else { return corners }
         let s0 = median(startShifts), s1 = median(endShifts)
+        let (r0, r1) = barEnds(in: image, origin: origin, unit: unit, v: v, from: s0, to: length + s1)
         func at(_ s: Double, _ r: Double) -> Point {
             Point(origin.x + unit.x * s + v.x * r, origin.y + unit.y * s + v.y * r)
         }
-        let refined = [at(s0, 0), at(s0, 1), at(length + s1, 1), at(length + s1, 0)]
+        let refined = [at(s0, r0), at(s0, r1), at(length + s1, r1), at(length + s1, r0)]
         return OrientedBox.normalizedOrder(refined)
+    }
+
+    /// The bars' own top and bottom, as fractions of `v` from the box's first side: ZBar reports only the lines
+    /// it decoded on, which can be a few rows of a tall code. From the middle line, each of several dark bars is
+    /// followed along `v` until it turns light; the median of their ends is taken. (0, 1) when nothing is found.
+    static func barEnds(
+        in image: LumaImage, origin: Point, unit: Point, v: Point, from s0: Double, to s1: Double
+    ) -> (Double, Double) {
+        let height = (v.x * v.x + v.y * v.y).squareRoot()
+        guard height >= 1, s1 - s0 >= 8 else { return (0, 1) }
+        let vUnit = Point(v.x / height, v.y / height)
+        let mid = Point(origin.x + v.x / 2, origin.y + v.y / 2)
+        let span = Int(s1 - s0)
+        let line = (0..<span).map { luma(image, mid.x + unit.x * (s0 + Double($0)), mid.y + unit.y * (s0 + Double($0))) }
+        guard let lo = line.min(), let hi = line.max(), Int(hi) - Int(lo) >= 40 else { return (0, 1) }
+        let threshold = (Int(lo) + Int(hi)) / 2
+        // The centres of the dark runs along the middle line: the bars.
+        var bars: [Double] = []
+        var runStart: Int? = nil
+        for k in 0...span {
+            let isDark = k < span && Int(line[k]) < threshold
+            if isDark, runStart == nil { runStart = k }
+            if !isDark, let st = runStart {
+                bars.append(s0 + Double(st + k) / 2)
+                runStart = nil
+            }
+        }
+        guard bars.count >= 3 else { return (0, 1) }
+        let limit = Int(max(height, s1 - s0))  // a bar is never longer than the code is wide or tall, reported
+        var tops: [Double] = [], bottoms: [Double] = []
+        for t in stride(from: 0, to: bars.count, by: max(1, bars.count / 7)) {
+            let c = Point(mid.x + unit.x * bars[t], mid.y + unit.y * bars[t])
+            func walk(_ sign: Double) -> Double {
+                var last = 0
+                for d in 1...limit {
+                    let p = Point(c.x + vUnit.x * sign * Double(d), c.y + vUnit.y * sign * Double(d))
+                    if Int(luma(image, p.x, p.y)) >= threshold { break }
+                    last = d
+                }
+                return Double(last)
+            }
+            // In units of v, from the box's first side (r = 0) where the middle line is r = 0.5.
+            tops.append(0.5 - (walk(-1) + 0.5) / height)
+            bottoms.append(0.5 + (walk(1) + 0.5) / height)
+        }
+        return (median(tops), median(bottoms))
     }
 
     static func luma(_ image: LumaImage, _ x: Double, _ y: Double) -> UInt8 {

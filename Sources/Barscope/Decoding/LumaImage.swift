@@ -16,6 +16,19 @@ public struct LumaImage {
         return LumaImage(base: base + y0 * stride + x0, width: x1 - x0, height: y1 - y0, stride: stride)
     }
 
+    /// Copies the pixels into `buffer` with no row padding and lends that copy: for scanning small regions of a
+    /// large frame, where ZBar would otherwise walk the whole stride.
+    public func compactCopy<R>(into buffer: inout [UInt8], _ body: (LumaImage) -> R) -> R {
+        let count = width * height
+        if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
+        return buffer.withUnsafeMutableBytes { out in
+            for y in 0..<height {
+                (out.baseAddress! + y * width).copyMemory(from: base + y * stride, byteCount: width)
+            }
+            return body(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: width, height: height, stride: width))
+        }
+    }
+
     public init(base: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
         precondition(width > 0 && height > 0 && stride >= width, "bad luma geometry")
         self.base = base

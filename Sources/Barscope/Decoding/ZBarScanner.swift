@@ -3,6 +3,7 @@ import CZBar
 /// One ZBar image scanner. ZBar scanners are not thread-safe: each worker owns its own.
 public final class ZBarScanner {
     private let scanner: OpaquePointer
+    private var density = (rows: 1, columns: 1)
 
     /// - Parameter settings: `-S` values applied after ZBar's defaults.
     public init(settings: ScannerSettings = ScannerSettings()) {
@@ -13,6 +14,18 @@ public final class ZBarScanner {
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
+
+    /// Scans every n-th row and column (ZBar's y and x density, for every symbology). 2 halves the cost of a
+    /// search over the whole frame; codes only a few lines high may then be missed.
+    public func setDensity(_ n: Int) { setDensity(rows: n, columns: n) }
+
+    /// Row and column densities apart; 0 turns that direction off (a horizontal 1D code is read along rows only).
+    public func setDensity(rows: Int, columns: Int) {
+        guard rows != density.rows || columns != density.columns else { return }
+        density = (rows, columns)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(max(0, rows)))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(max(0, columns)))
+    }
 
     /// Scans a luma plane in place (zero-copy: ZBar gets the stride as the width and a crop to the real width).
     /// - Parameters:

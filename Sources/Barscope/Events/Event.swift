@@ -14,8 +14,8 @@ public enum Event: Sendable, Equatable {
     case warning(message: String, source: String?)
     /// The run stops.
     case error(message: String, source: String?)
-    /// End of stream, with counts.
-    case eos(frames: Int, codes: Int)
+    /// End of stream, with counts and, when measured, the latency from a frame's arrival to its results.
+    case eos(frames: Int, codes: Int, latencyP50Ms: Double? = nil, latencyP95Ms: Double? = nil)
 
     public var name: String {
         switch self {
@@ -50,7 +50,12 @@ public enum Event: Sendable, Equatable {
         case .warning(let m, let s), .error(let m, let s):
             f.append(("message", .string(m)))
             if let s { f.append(("source", .string(s))) }
-        case .eos(let frames, let codes): f += [("frames", .int(frames)), ("codes", .int(codes))]
+        case .eos(let frames, let codes, let p50, let p95):
+            f += [("frames", .int(frames)), ("codes", .int(codes))]
+            if let p50, let p95 {
+                func ms(_ v: Double) -> JSONValue { .double((v * 10).rounded() / 10) }
+                f.append(("latency_ms", .object([("p50", ms(p50)), ("p95", ms(p95))])))
+            }
         }
         return .object(f)
     }

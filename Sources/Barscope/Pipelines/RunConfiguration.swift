@@ -16,6 +16,13 @@ public struct RunConfiguration: Sendable {
     public var lostAfterFrames = 15
     /// Scanning threads, one ZBar scanner each (default: one per core).
     public var scanThreads = ProcessInfo.processInfo.activeProcessorCount
+    /// Tracked mode: a full search (on every other line) only every `trackedInterval` frames; in between, only the
+    /// regions around the codes last seen are rescanned. A new code is reported within `trackedInterval - 1`
+    /// frames of its appearance.
+    public var tracked = false
+    public var trackedInterval = 4
+    /// Tracked mode's full searches scan every n-th line (ZBar's density).
+    public var trackedSearchDensity = 1
 
     public init() {}
 
@@ -26,6 +33,8 @@ public struct RunConfiguration: Sendable {
 /// What a finished run measured.
 public struct RunSummary: Sendable {
     public var frames: Int
+    /// From a frame's arrival at the tee to its results, in milliseconds (50th and 95th percentile).
+    public var latencyMs: (p50: Double, p95: Double)?
     /// Distinct tracks started (codes seen).
     public var codes: Int
     public var seconds: Double

@@ -75,6 +75,7 @@ public final class ScanRunner {
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
         defer {
             context.board.end()
+            context.searches.end()
             pipeline.setState(GST_STATE_NULL)
             context.pool.stop()
         }
@@ -135,13 +136,16 @@ public final class ScanRunner {
                 }
             }
             context.board.end()
+            context.searches.end()
             pipeline.setState(GST_STATE_NULL)
             context.pool.stop()
             // Every streaming and scanning thread has stopped.
             let (frames, codes) = context.finish()
-            onEvent(.eos(frames: frames, codes: codes))
+            let latency = context.latencyPercentiles()
+            onEvent(.eos(frames: frames, codes: codes, latencyP50Ms: latency?.p50, latencyP95Ms: latency?.p95))
             return RunSummary(
-                frames: frames, codes: codes, seconds: Date().timeIntervalSince(start), interrupted: interrupted)
+                frames: frames, latencyMs: latency, codes: codes, seconds: Date().timeIntervalSince(start),
+                interrupted: interrupted)
         }
     }
 
@@ -275,6 +279,12 @@ final class ScanContext: @unchecked Sendable {
         var next = 0
         var pending: [(pts: UInt64?, frame: Int)] = []
     }
+    /// Arrival times at the tee, by frame number, and the measured latencies (the last 8192).
+    struct Latency {
+        var arrivals: [Int: ContinuousClock.Instant] = [:]
+        var samplesMs: [Double] = []
+        var next = 0
+    }
     /// Results arrive from the workers in any order and leave in frame order.
     struct Delivery {
         var nextSequence = 0
@@ -292,6 +302,9 @@ final class ScanContext: @unchecked Sendable {
     let numbers = Mutex(FrameNumbers())
     let delivery: Mutex<Delivery>
     let overlayTimeouts = Atomic<Int>(0)
+    let latency = Mutex(Latency())
+    /// Tracked mode: the results of each full search, which the frames after it rescan around.
+    let searches = SearchBoard()
     let renderer: OverlayRenderer
     private(set) var pool: ScanWorkerPool! = nil
     var crop: UnsafeMutablePointer<GstElement>? = nil
@@ -318,10 +331,17 @@ final class ScanContext: @unchecked Sendable {
     func observe(_ info: UnsafeMutablePointer<GstPadProbeInfo>) {
         if let buffer = bs_probe_buffer(info) {
             let pts = bs_buffer_pts(buffer)
-            numbers.withLock { n in
+            let now = ContinuousClock.now
+            let frame = numbers.withLock { n -> Int in
                 n.pending.append((pts == .max ? nil : UInt64(pts), n.next))
                 n.next += 1
                 if n.pending.count > 512 { n.pending.removeFirst(n.pending.count - 512) }
+                return n.next - 1
+            }
+            latency.withLock { l in
+                l.arrivals[frame] = now
+                // Live sources drop frames before the scanner: forget arrivals that can no longer be delivered.
+                if l.arrivals.count > 512 { l.arrivals = l.arrivals.filter { $0.key > frame - 256 } }
             }
             return
         }
@@ -369,12 +389,27 @@ final class ScanContext: @unchecked Sendable {
         pool.submit(ScanWorkerPool.Job(sequence: sequence, frame: frame, ptsNs: pts, sample: sample))
     }
 
-    /// A scanning worker: scan the cropped luma plane, then deliver in frame order.
+    /// A scanning worker: scan the cropped luma plane (in tracked mode, between full searches, only around the
+    /// codes last seen), then deliver in frame order.
     func scan(_ job: ScanWorkerPool.Job, with scanner: ZBarScanner) {
         let region = geometry.withLock { $0?.region }
+        let c = configuration
+        let full = !c.tracked || job.sequence % max(1, c.trackedInterval) == 0
         let detections =
-            withLumaPlane(of: job.sample) { luma, _ in
-                scanner.scan(luma, mapping: CropMapping(region: region), viewfinder: region)
+            withLumaPlane(of: job.sample) { luma, _ -> [Detection] in
+                let mapping = CropMapping(region: region)
+                if full {
+                    scanner.setDensity(c.tracked ? c.trackedSearchDensity : 1)
+                    let found = scanner.scan(luma, mapping: mapping, viewfinder: region)
+                    if c.tracked { searches.publish(job.sequence, found) }
+                    return found
+                }
+                // Between searches: around what the latest finished search found, grown for the frames since.
+                // (Waiting for this group's own search would leave a core idle while it runs.)
+                let group = job.sequence - job.sequence % max(1, c.trackedInterval)
+                let (since, expected) = searches.predicted(for: job.sequence, group: group)
+                return TrackedRegions.rescan(
+                    luma, around: expected, framesSince: since, mapping: mapping, viewfinder: region, with: scanner)
             } ?? []
         delivery.withLock { d in
             d.waiting[job.sequence] = (job.frame, job.ptsNs, detections)
@@ -382,6 +417,18 @@ final class ScanContext: @unchecked Sendable {
                 d.nextSequence += 1
                 d.framesScanned += 1
                 d.last = (r.frame, r.ptsNs)
+                let done = ContinuousClock.now
+                latency.withLock { l in
+                    guard let arrived = l.arrivals.removeValue(forKey: r.frame) else { return }
+                    let ms = Double((done - arrived).components.attoseconds) / 1e15
+                        + Double((done - arrived).components.seconds) * 1000
+                    if l.samplesMs.count < 8192 {
+                        l.samplesMs.append(ms)
+                    } else {
+                        l.samplesMs[l.next % 8192] = ms
+                    }
+                    l.next += 1
+                }
                 let (ids, trackEvents) = d.tracker.update(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
                 if configuration.everyFrame {
                     for (det, id) in zip(r.detections, ids) {
@@ -393,6 +440,14 @@ final class ScanContext: @unchecked Sendable {
                 board.publish(ptsNs: r.ptsNs, r.detections)
             }
         }
+    }
+
+    /// Median and 95th percentile of arrival-to-results time, over the last 8192 frames.
+    func latencyPercentiles() -> (p50: Double, p95: Double)? {
+        let samples = latency.withLock { $0.samplesMs }.sorted()
+        guard !samples.isEmpty else { return nil }
+        func pick(_ q: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
+        return (pick(0.5), pick(0.95))
     }
 
     /// After the run: close the open tracks; returns frames scanned and codes seen.
