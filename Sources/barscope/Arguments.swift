@@ -69,11 +69,3 @@ func parseSize(_ text: String, option: String) throws -> Size {
     }
     return s
 }
-
-func parseViewfinder(_ text: String) throws -> Viewfinder {
-    if text == "off" || text == "none" { return .off }
-    guard let ratio = AspectRatio(parsing: text) else {
-        throw UsageError("--viewfinder '\(text)': expected W:H (such as 4:3) or 'off'")
-    }
-    return Viewfinder(aspectRatio: ratio)
-}

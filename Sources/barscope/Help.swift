@@ -36,8 +36,11 @@ enum Help {
           --live                 pace the demo like a camera instead of as fast as possible
 
         Scanning:
-          --viewfinder W:H|off   region of interest: the largest W:H rectangle 20 px inside the frame
+          --viewfinder W:H|off   region of interest: the largest W:H rectangle inside the insets, centred
                                  (default 4:3); only codes inside it are read; 'off' = whole frame
+          --insets N|T,L,B,R     the viewfinder's minimum distance from the frame edges (default 20 px)
+          --preferred-height N   keep this height (and the ratio) when it fits; ignored when it does not
+          --region X,Y,W,H       the region as fractions of the frame instead (0.1,0.2,0.8,0.6)
           -S CONFIG              decoder setting in zbarimg syntax, repeatable:
                                  -Sdisable -Sqrcode.enable, -Si25.disable, -Sean13.enable=0
           --scan-threads N       scanning threads, one ZBar scanner each (default: one per core)

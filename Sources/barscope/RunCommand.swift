@@ -8,6 +8,8 @@ enum RunCommand {
         var inputText: String? = nil
         var demo = DemoOptions()
         var eventsPath = "-"
+        var aspectText: String? = nil, insetsText: String? = nil, regionText: String? = nil
+        var preferredHeight: Double? = nil
         var quiet = false
         var help = false
         var args = Arguments(command: "run", tokens)
@@ -18,7 +20,11 @@ enum RunCommand {
             case "--every-frame": c.everyFrame = true
             case "--record": c.recordPath = try next()
             case "--display": c.display = true
-            case "--viewfinder": c.viewfinder = try parseViewfinder(try next())
+            case "--viewfinder": aspectText = try next()
+            case "--insets": insetsText = try next()
+            case "--region": regionText = try next()
+            case "--preferred-height":
+                preferredHeight = Double(try parseInt(try next(), option: "--preferred-height", min: 1))
             case "-S": try c.scanner.add(try next())
             case "--size": demo.size = try parseSize(try next(), option: "--size")
             case "--fps": demo.fps = try parseInt(try next(), option: "--fps", min: 1)
@@ -39,6 +45,17 @@ enum RunCommand {
             print(Help.run)
             return 0
         }
+        if regionText != nil && (aspectText != nil || insetsText != nil || preferredHeight != nil) {
+            throw UsageError(
+                "give the viewfinder either as --region (normalised x,y,w,h) or as --viewfinder/--insets/"
+                    + "--preferred-height, not both")
+        }
+        do {
+            c.viewfinder = try Viewfinder.parse(aspect: aspectText ?? "4:3", insets: insetsText ?? "20", region: regionText)
+        } catch let e as BarscopeError {
+            throw UsageError("--\(e.description)")
+        }
+        if let preferredHeight { c.viewfinder.preferredHeight = preferredHeight }
         if args.positionals.count > 1 {
             throw UsageError("run takes one source, got \(args.positionals.count): \(args.positionals.joined(separator: " "))")
         }

@@ -54,6 +54,50 @@ struct Tool {
 }
 
 @Suite(.serialized) struct CLITests {
+    /// SIGINT, SIGTERM and SIGHUP during a live recording: EOS first, so the MP4 is finished and plays back with
+    /// the frames up to the signal; exit 128 + the signal. A second SIGINT stops at once.
+    @Test(arguments: [(SIGINT, "INT"), (SIGTERM, "TERM"), (SIGHUP, "HUP")])
+    func signalFinishesTheRecording(signal: (Int32, String)) throws {
+        let mp4 = Tool.folder.appendingPathComponent("signal-\(signal.1).mp4").path
+        let p = Process()
+        p.executableURL = Tool.url
+        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--record", mp4, "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 2)
+        kill(p.processIdentifier, signal.0)
+        let stopped = Date()
+        p.waitUntilExit()
+        #expect(Date().timeIntervalSince(stopped) < 10, "bounded wait for the file to be finished")
+        #expect(p.terminationStatus == 128 + signal.0)
+        // Play it back: the frames up to the signal (about 2 s at 30 frames/s), every one readable.
+        let replay = try Tool.run(["run", mp4, "--every-frame", "--viewfinder", "off", "--quiet"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let eos = replay.stdout.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let frames = eos?["frames"] as? Int ?? 0
+        #expect(frames >= 45 && frames <= 90, "\(frames) frames recorded in about 2 s")
+    }
+
+    @Test func secondSignalStopsAtOnce() throws {
+        let p = Process()
+        p.executableURL = Tool.url
+        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(p.processIdentifier, SIGINT)
+        Thread.sleep(forTimeInterval: 0.05)
+        kill(p.processIdentifier, SIGINT)
+        let stopped = Date()
+        p.waitUntilExit()
+        #expect(Date().timeIntervalSince(stopped) < 3)
+        #expect(p.terminationStatus == 130)
+    }
+
     @Test func helpAndVersion() throws {
         let help = try Tool.run(["--help"])
         #expect(help.status == 0)
@@ -117,7 +161,14 @@ struct Tool {
         let s = try Tool.run(["run", "-Sqrcodex.enable"])
         #expect(s.status == 2 && s.stderr.hasPrefix("barscope: -S 'qrcodex.enable': unknown symbology or setting"))
         let vf = try Tool.run(["run", "--viewfinder", "0:3"])
-        #expect(vf.status == 2 && vf.stderr == "barscope: --viewfinder '0:3': expected W:H (such as 4:3) or 'off'\n")
+        #expect(vf.status == 2 && vf.stderr == "barscope: --viewfinder '0:3': expected W:H with both sides positive (4:3), or 'off'\n")
+        let insets = try Tool.run(["run", "--insets", "-5"])
+        #expect(insets.status == 2 && insets.stderr == "barscope: --insets '-5': expected N or top,left,bottom,right, each ≥ 0 pixels\n")
+        let big = try Tool.run(["run", "demo", "--insets", "400"])
+        #expect(big.status == 2)
+        #expect(big.stderr == "barscope: viewfinder: no region fits in a 1280x720 frame with these insets (top 400, left 400, bottom 400, right 400)\n")
+        let both = try Tool.run(["run", "--region", "0.1,0.1,0.5,0.5", "--viewfinder", "16:9"])
+        #expect(both.status == 2 && both.stderr.contains("not both"))
         let missing = try Tool.run(["run", "/nonexistent/clip.mp4"])
         #expect(missing.status == 2 && missing.stderr == "barscope: /nonexistent/clip.mp4: no such file\n")
         let value = try Tool.run(["run", "--record"])

@@ -24,7 +24,11 @@ public struct AspectRatio: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Distances from each edge, in frame pixels (Scanbot's `UIEdgeInsets`).
-public struct EdgeInsets: Hashable, Sendable {
+public struct EdgeInsets: Hashable, Sendable, CustomStringConvertible {
+    public var description: String {
+        func n(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+        return "top \(n(top)), left \(n(left)), bottom \(n(bottom)), right \(n(right))"
+    }
     public var top: Double
     public var left: Double
     public var bottom: Double

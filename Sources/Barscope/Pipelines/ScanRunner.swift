@@ -64,6 +64,11 @@ public final class ScanRunner {
         if c.display { factories.append("autovideosink") }
         try GStreamer.require(factories)
         if let path = c.recordPath { try Self.checkWritable(path) }
+        if case .demo(let o) = c.input, c.viewfinder.enabled, c.viewfinder.region(in: o.size) == nil {
+            throw BarscopeError.badValue(
+                "viewfinder: no region fits in a \(o.size.width)x\(o.size.height) frame with these insets "
+                    + "(\(c.viewfinder.minimumInset.description))")
+        }
 
         let pipeline = try Pipeline(launch: Self.description(for: c))
         let live = c.input.isLive
@@ -112,6 +117,7 @@ public final class ScanRunner {
                     onEvent(.warning(message: "end of stream did not arrive within 10 s; stopping", source: nil))
                     break loop
                 }
+                if let problem = context.fatal.withLock({ $0 }) { throw problem }
                 guard let msg = pipeline.popMessage(timeoutNs: 100_000_000) else { continue }
                 defer { gst_message_unref(msg) }
                 switch bs_message_type(msg) {
@@ -299,6 +305,8 @@ final class ScanContext: @unchecked Sendable {
     let board: ResultBoard
     let frameAccurate: Bool
     let geometry = Mutex<Geometry?>(nil)
+    /// A problem found on a streaming thread that must stop the run (the bus loop polls it).
+    let fatal = Mutex<BarscopeError?>(nil)
     let numbers = Mutex(FrameNumbers())
     let delivery: Mutex<Delivery>
     let overlayTimeouts = Atomic<Int>(0)
@@ -352,6 +360,13 @@ final class ScanContext: @unchecked Sendable {
         guard let caps, gst_video_info_from_caps(&videoInfo, caps) != 0 else { return }
         let frame = Size(width: Int(videoInfo.width), height: Int(videoInfo.height))
         let region = configuration.viewfinder.region(in: frame)
+        if configuration.viewfinder.enabled && region == nil {
+            fatal.withLock {
+                $0 = .badValue(
+                    "viewfinder: no region fits in a \(frame.width)x\(frame.height) frame with these insets "
+                        + "(\(configuration.viewfinder.minimumInset.description))")
+            }
+        }
         geometry.withLock { $0 = Geometry(frame: frame, region: region) }
         if let crop {
             let r = region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
