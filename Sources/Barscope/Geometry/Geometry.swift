@@ -49,19 +49,11 @@ public struct PixelRect: Hashable, Sendable {
     public func contains(all points: [Point]) -> Bool { points.allSatisfy(contains) }
 }
 
-/// An axis-aligned box in pixel coordinates, used for `bounds` in events.
-public struct Bounds: Hashable, Sendable {
-    public var x: Int
-    public var y: Int
-    public var width: Int
-    public var height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-    /// The smallest integer box that holds every point.
+/// A code's axis-aligned box, as events give it in `bounds`.
+public typealias Bounds = PixelRect
+
+extension PixelRect {
+    /// The smallest integer box that holds every point (empty at the origin for no points).
     public init(enclosing points: [Point]) {
         guard let first = points.first else {
             self.init(x: 0, y: 0, width: 0, height: 0)
@@ -77,5 +69,11 @@ public struct Bounds: Hashable, Sendable {
         let x0 = Int(minX.rounded(.down)), y0 = Int(minY.rounded(.down))
         self.init(x: x0, y: y0, width: Int(maxX.rounded(.up)) - x0, height: Int(maxY.rounded(.up)) - y0)
     }
+
     public var center: Point { Point(Double(x) + Double(width) / 2, Double(y) + Double(height) / 2) }
+
+    /// True when the two boxes share any area.
+    public func intersects(_ other: PixelRect) -> Bool {
+        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
+    }
 }

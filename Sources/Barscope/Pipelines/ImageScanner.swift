@@ -15,14 +15,7 @@ public final class ImageScanner {
     /// Scans one image file.
     /// - Throws: ``BarscopeError/badInput`` naming the file when it is missing or not an image.
     public func scan(path: String) throws -> [Detection] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw BarscopeError.badInput("\(path): no such file")
-        }
-        guard !isDir.boolValue else { throw BarscopeError.badInput("\(path): is a directory, not an image") }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw BarscopeError.badInput("\(path): cannot read (permission denied)")
-        }
+        try checkReadableFile(path, kind: "an image")
         let pipeline = try Pipeline(
             launch: "filesrc name=src ! decodebin name=dec ! videoconvert ! appsink name=sink")
         guard let src = pipeline.child("src"), let sink = pipeline.child("sink") else { return [] }

@@ -25,14 +25,7 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
             guard gst_uri_is_valid(text) != 0 else { throw BarscopeError.badInput("\(Redact.uri(text)): not a valid URI") }
             return .uri(text, display: Redact.uri(text))
         }
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: text, isDirectory: &isDir) else {
-            throw BarscopeError.badInput("\(text): no such file")
-        }
-        guard !isDir.boolValue else { throw BarscopeError.badInput("\(text): is a directory, not a video") }
-        guard FileManager.default.isReadableFile(atPath: text) else {
-            throw BarscopeError.badInput("\(text): cannot read (permission denied)")
-        }
+        try checkReadableFile(text, kind: "a video")
         GStreamer.initialize()
         var error: UnsafeMutablePointer<GError>? = nil
         guard let uri = gst_filename_to_uri(text, &error) else {
@@ -90,5 +83,18 @@ public enum Redact {
         let userinfo = authority[..<at]
         let user = userinfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
         return String(text[..<scheme.upperBound]) + user + ":***" + String(rest[at...])
+    }
+}
+
+/// Fails with one line naming the path when it is missing, a directory or unreadable.
+/// - Parameter kind: what the file should be, for the message ("a video", "an image").
+func checkReadableFile(_ path: String, kind: String) throws {
+    var isDir: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+        throw BarscopeError.badInput("\(path): no such file")
+    }
+    guard !isDir.boolValue else { throw BarscopeError.badInput("\(path): is a directory, not \(kind)") }
+    guard FileManager.default.isReadableFile(atPath: path) else {
+        throw BarscopeError.badInput("\(path): cannot read (permission denied)")
     }
 }

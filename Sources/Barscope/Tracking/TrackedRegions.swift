@@ -30,7 +30,7 @@ enum TrackedRegions {
             // handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
             let expectedArea = Double(code.bounds.width * code.bounds.height)
             for d in got
-            where Double(d.bounds.width * d.bounds.height) >= 0.5 * expectedArea && !found.contains(where: { $0.data == d.data && $0.type == d.type && overlaps($0.bounds, d.bounds) }) {
+            where Double(d.bounds.width * d.bounds.height) >= 0.5 * expectedArea && !found.contains(where: { $0.data == d.data && $0.type == d.type && $0.bounds.intersects(d.bounds) }) {
                 found.append(d)
             }
         }
@@ -55,19 +55,6 @@ enum TrackedRegions {
             let y1 = min(image.height, b.y - mapping.offsetY + b.height + grow)
             return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
         }
-    }
-
-    static func intersects(_ a: PixelRect, _ b: PixelRect) -> Bool {
-        a.x < b.maxX && b.x < a.maxX && a.y < b.maxY && b.y < a.maxY
-    }
-
-    static func union(_ a: PixelRect, _ b: PixelRect) -> PixelRect {
-        let x = min(a.x, b.x), y = min(a.y, b.y)
-        return PixelRect(x: x, y: y, width: max(a.maxX, b.maxX) - x, height: max(a.maxY, b.maxY) - y)
-    }
-
-    static func overlaps(_ a: Bounds, _ b: Bounds) -> Bool {
-        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
     }
 }
 
