@@ -52,7 +52,9 @@ enum Help {
         Output:
           --events PATH|-        JSON Lines events to a file or standard output (default: -)
           --every-frame          one 'detection' event per code per frame instead of 'appeared'/'lost'
-          --record PATH          write the annotated video as H.264 MP4
+          --record PATH          record the annotated video, H.264 in PATH.mp4 (fragmented: a killed run
+                                 leaves a playable file) or PATH.mkv
+          --segment N            with --record: a new file every N seconds, PATH-00000.mp4, -00001, ...
           --display              show the annotated video in a window
           --quiet                no summary line on standard error
 

@@ -8,6 +8,8 @@ enum RunCommand {
         var inputText: String? = nil
         var demo = DemoOptions()
         var eventsPath = "-"
+        var recordPath: String? = nil
+        var segmentSeconds: Int? = nil
         var aspectText: String? = nil, insetsText: String? = nil, regionText: String? = nil
         var preferredHeight: Double? = nil
         var quiet = false
@@ -18,7 +20,9 @@ enum RunCommand {
             case "--input": inputText = try next()
             case "--events": eventsPath = try next()
             case "--every-frame": c.everyFrame = true
-            case "--record": c.recordPath = try next()
+            case "--record": recordPath = try next()
+            case "--segment":
+                segmentSeconds = try parseInt(try next(), option: "--segment", min: 1)
             case "--display": c.display = true
             case "--viewfinder": aspectText = try next()
             case "--insets": insetsText = try next()
@@ -56,6 +60,8 @@ enum RunCommand {
             throw UsageError("--\(e.description)")
         }
         if let preferredHeight { c.viewfinder.preferredHeight = preferredHeight }
+        if segmentSeconds != nil && recordPath == nil { throw UsageError("--segment needs --record PATH") }
+        if let recordPath { c.recording = try Recording(path: recordPath, segmentSeconds: segmentSeconds) }
         if args.positionals.count > 1 {
             throw UsageError("run takes one source, got \(args.positionals.count): \(args.positionals.joined(separator: " "))")
         }
@@ -77,7 +83,7 @@ enum RunCommand {
             if let l = summary.latencyMs {
                 line += String(format: ", latency %.1f ms median, %.1f ms p95", l.p50, l.p95)
             }
-            if let r = c.recordPath { line += ", recorded to \(r)" }
+            if let r = c.recording { line += ", recorded to \(r.segmentSeconds == nil ? r.path : r.segmentPattern)" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
         if summary.interrupted { return 128 + StopSignals.last }

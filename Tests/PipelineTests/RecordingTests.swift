@@ -9,7 +9,7 @@ import Testing
         let path = Media.folder.appendingPathComponent("annotated.mp4").path
         var c = RunConfiguration()
         c.input = .demo(DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: frames))
-        c.recordPath = path
+        c.recording = try Recording(path: path)
         let (summary, log) = try runScan(c)
         #expect(summary.frames == frames)
         let seen = Set(log.all.compactMap { e -> String? in
@@ -33,5 +33,33 @@ import Testing
         // The first frame's pts survives the round trip (x264 with B-frames may shift it; it is never invented).
         let pts = replayLog.detections.map { $0.ptsNs ?? 0 }
         #expect(pts == pts.sorted(), "frames come back in presentation order")
+    }
+
+    /// Matroska, and MP4 in segments: every file plays, names sort by time, no frame lost or doubled.
+    @Test func matroskaAndSegmentsPlayBackWhole() throws {
+        let frames = 90
+        var c = RunConfiguration()
+        c.input = .demo(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: frames))
+        c.recording = try Recording(path: Media.folder.appendingPathComponent("whole.mkv").path)
+        _ = try runScan(c)
+        var replay = RunConfiguration()
+        replay.input = try InputSource.parse(c.recording!.path)
+        #expect(try runScan(replay).0.frames == frames)
+
+        let segmented = try Recording(path: Media.folder.appendingPathComponent("part.mp4").path, segmentSeconds: 1)
+        c.recording = segmented
+        _ = try runScan(c)
+        var total = 0
+        var n = 0
+        while FileManager.default.fileExists(atPath: segmented.segment(n)) {
+            replay.input = try InputSource.parse(segmented.segment(n))
+            let played = try runScan(replay).0.frames
+            #expect(played > 0, "\(segmented.segment(n)) plays")
+            total += played
+            n += 1
+        }
+        #expect(n >= 3, "3 s in 1 s segments")
+        #expect(total == frames)
+        #expect(segmented.segment(1).hasSuffix("part-00001.mp4"))
     }
 }

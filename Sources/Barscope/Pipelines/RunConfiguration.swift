@@ -7,8 +7,8 @@ public struct RunConfiguration: Sendable {
     public var scanner = ScannerSettings()
     /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.
     public var everyFrame = false
-    /// An H.264 MP4 of the annotated video.
-    public var recordPath: String? = nil
+    /// The annotated video, recorded (H.264 in fragmented MP4 or Matroska, whole or in segments).
+    public var recording: Recording? = nil
     /// A window showing the annotated video.
     public var display = false
     public var style = OverlayStyle()
@@ -27,7 +27,7 @@ public struct RunConfiguration: Sendable {
     public init() {}
 
     /// Whether the overlay branch exists at all (nothing draws when nobody watches).
-    var draws: Bool { recordPath != nil || display }
+    var draws: Bool { recording != nil || display }
 }
 
 /// What a finished run measured.
