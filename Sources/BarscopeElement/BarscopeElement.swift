@@ -10,7 +10,8 @@
 //
 // Properties: message (TRUE), attach-frame (FALSE), cache (FALSE) as the stock element; draw (FALSE);
 // viewfinder ("off" or W:H), insets ("20" or "top,left,bottom,right"), region (normalised "x,y,w,h", replaces
-// viewfinder and insets), symbologies (zbarimg -S values: "disable qrcode.enable"), threads (1: scan before the
+// viewfinder and insets), symbologies (zbarimg -S values: "disable qrcode.enable"), style (the tool's --style
+// pairs separated by ';': "box-color=#FF8800;labels=off"), threads (1: scan before the
 // frame goes on, as the stock element; N > 1 or 0 = one per core: frames go on at once and N scanning threads post
 // their messages in frame order, drained before EOS; drawing always scans in place).
 //
@@ -64,7 +65,8 @@ final class ElementState: @unchecked Sendable {
     var viewfinderKey: [String?] = []
     var viewfinder = Viewfinder.off
     var grey: [UInt8] = []
-    var renderer = OverlayRenderer()
+    var renderer = OverlayRenderer(style: { var s = OverlayStyle(); s.showStatus = false; return s }())
+    var styleKey: String? = nil
     var pool: ScanWorkerPool? = nil
     var poolKey: (threads: Int, symbologies: String?) = (0, nil)
     var submitted = 0
@@ -84,6 +86,14 @@ final class ElementState: @unchecked Sendable {
             settings = ScannerSettings()
             for v in values { try? settings.add(v) }
             scanner = ZBarScanner(settings: settings)
+        }
+        let styleText = s.style.map { String(cString: $0) }
+        if styleText != styleKey {
+            styleKey = styleText
+            var style = OverlayStyle()
+            style.showStatus = false  // an element has no run to describe; the application draws its own
+            try? style.apply(styleText ?? "")  // validated when set
+            renderer = OverlayRenderer(style: style)
         }
         let key = [s.viewfinder, s.insets, s.region].map { $0.map { String(cString: $0) } }
         if key != viewfinderKey {
@@ -282,6 +292,9 @@ public func barscopeSwiftValidate(
         case "viewfinder": _ = try Viewfinder.parse(aspect: text ?? "off")
         case "insets": _ = try Viewfinder.parseInsets(text ?? "20")
         case "region": _ = try Viewfinder.parse(aspect: "off", region: text)
+        case "style":
+            var style = OverlayStyle()
+            try style.apply(text ?? "")
         case "symbologies":
             for v in (text ?? "").split(whereSeparator: { $0 == " " || $0 == "," }) {
                 var s = ScannerSettings()

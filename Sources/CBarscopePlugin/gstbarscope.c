@@ -20,7 +20,7 @@ G_DEFINE_TYPE(GstBarscope, gst_barscope, GST_TYPE_VIDEO_FILTER)
 
 enum {
     PROP_0, PROP_MESSAGE, PROP_ATTACH_FRAME, PROP_CACHE, PROP_DRAW, PROP_VIEWFINDER, PROP_INSETS, PROP_REGION,
-    PROP_SYMBOLOGIES, PROP_THREADS
+    PROP_SYMBOLOGIES, PROP_THREADS, PROP_STYLE
 };
 
 #define FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, YUV9, YVU9, BGRx, BGRA }"
@@ -30,6 +30,7 @@ void barscope_settings_clear(BarscopeSettings *s) {
     g_free(s->insets);
     g_free(s->region);
     g_free(s->symbologies);
+    g_free(s->style);
     memset(s, 0, sizeof *s);
 }
 
@@ -39,6 +40,7 @@ static void settings_copy(const BarscopeSettings *from, BarscopeSettings *to) {
     to->insets = g_strdup(from->insets);
     to->region = g_strdup(from->region);
     to->symbologies = g_strdup(from->symbologies);
+    to->style = g_strdup(from->style);
 }
 
 static void gst_barscope_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
@@ -49,6 +51,7 @@ static void gst_barscope_set_property(GObject *object, guint id, const GValue *v
     case PROP_INSETS: target = &self->settings.insets; break;
     case PROP_REGION: target = &self->settings.region; break;
     case PROP_SYMBOLOGIES: target = &self->settings.symbologies; break;
+    case PROP_STYLE: target = &self->settings.style; break;
     default: break;
     }
     if (target) {
@@ -93,6 +96,7 @@ static void gst_barscope_get_property(GObject *object, guint id, GValue *value, 
     case PROP_REGION: g_value_set_string(value, self->settings.region); break;
     case PROP_SYMBOLOGIES: g_value_set_string(value, self->settings.symbologies); break;
     case PROP_THREADS: g_value_set_uint(value, self->settings.threads); break;
+    case PROP_STYLE: g_value_set_string(value, self->settings.style); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -177,6 +181,11 @@ static void gst_barscope_class_init(GstBarscopeClass *klass) {
         g_param_spec_uint("threads", "Threads",
             "Scanning threads, one ZBar scanner each (0 = one per core). Above 1, and when not drawing, frames pass "
             "at once and their messages follow in order from the scanning threads", 0, 64, 1, rw));
+
+    g_object_class_install_property(gobject_class, PROP_STYLE,
+        g_param_spec_string("style", "Style",
+            "Overlay style as the barscope tool's --style, 'key=value' pairs separated by ';': "
+            "'box-color=#FF8800;labels=off'", NULL, rw));
 
     gst_element_class_set_static_metadata(element_class, "Barscope barcode scanner", "Filter/Analyzer/Video",
         "Detects barcodes and QR codes (ZBar) within a viewfinder, posts them as messages with their polygons, "

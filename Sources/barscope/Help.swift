@@ -56,6 +56,13 @@ enum Help {
                                  leaves a playable file) or PATH.mkv
           --segment N            with --record: a new file every N seconds, PATH-00000.mp4, -00001, ...
           --display              show the annotated video in a window
+          --snapshots DIR        save the annotated frame as PNG each time a new code appears
+          --style KEY=VALUE      overlay style, repeatable: line-color, line-width, corner-radius,
+                                 mask-color, box-color, box-width, box-fill, polygon-color,
+                                 polygon-width, polygon-fill, outline-gap, font, label-size,
+                                 label-color, label-background, labels (on/off), status (on/off),
+                                 label-format ('{data} {type} {quality}'); colours #RRGGBB[AA] or none
+          --no-status            no status line (frame, codes in view and seen, frames/s)
           --quiet                no summary line on standard error
 
         Events: {"event":"appeared","track":1,"frame":0,"pts_ns":0,"type":"QR-Code","data":"...",

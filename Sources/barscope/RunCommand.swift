@@ -24,6 +24,13 @@ enum RunCommand {
             case "--segment":
                 segmentSeconds = try parseInt(try next(), option: "--segment", min: 1)
             case "--display": c.display = true
+            case "--snapshots": c.snapshotFolder = try next()
+            case "--style":
+                let item = try next()
+                let pair = item.split(separator: "=", maxSplits: 1).map(String.init)
+                guard pair.count == 2 else { throw UsageError("--style '\(item)': expected KEY=VALUE") }
+                try c.style.set(pair[0], to: pair[1])
+            case "--no-status": c.style.showStatus = false
             case "--viewfinder": aspectText = try next()
             case "--insets": insetsText = try next()
             case "--region": regionText = try next()

@@ -235,6 +235,34 @@ struct Tool {
         #expect(size > 10_000)
     }
 
+    /// --snapshots keeps the annotated frame of each new code as PNG and says so in a `snapshot` event; --style
+    /// values are checked and a bad one is named.
+    @Test func snapshotsAndStyle() throws {
+        let folder = Tool.folder.appendingPathComponent("snaps").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let r = try Tool.run([
+            "run", "demo", "--frames", "20", "--size", "960x540", "--snapshots", folder, "--style", "box-color=#FF8800",
+            "--style", "label-format={type}: {data}", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let snapshots = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "snapshot" }
+        #expect(snapshots.count == 1, "the three codes appear together on frame 0")
+        let path = try #require(snapshots.first?["path"] as? String)
+        #expect(snapshots.first?["frame"] as? Int == 0)
+        let png = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
+        // The snapshot is evidence: the codes in it still scan.
+        let scanned = try Tool.run(["scan", path])
+        #expect(scanned.status == 0)
+        #expect(scanned.stdout.contains("EAN-13:4006381333931"))
+        let bad = try Tool.run(["run", "demo", "--style", "box-color=red"])
+        #expect(bad.status == 2 && bad.stderr == "barscope: style box-color='red': expected #RRGGBB, #RRGGBBAA or none\n")
+        let unknown = try Tool.run(["run", "demo", "--style", "glow=1"])
+        #expect(unknown.status == 2 && unknown.stderr.hasPrefix("barscope: style 'glow': unknown (one of line-color"))
+    }
+
     @Test func everyFrameGivesDetectionsWithStreamTimestamps() throws {
         let mp4 = Tool.folder.appendingPathComponent("clip.mp4").path
         let gen = try Tool.run(["generate", mp4, "--frames", "30", "--size", "960x540"])

@@ -19,7 +19,9 @@ import Testing
             } ?? 399
         let server = Process()
         server.executableURL = URL(fileURLWithPath: xvfb)
-        server.arguments = [":\(free)", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
+        // -noreset: autovideosink probes sinks one after another; without it the server resets when a probe's
+        // connection closes, and the next sink's connection can land in that reset.
+        server.arguments = [":\(free)", "-displayfd", "1", "-noreset", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
         let ready = Pipe()
         server.standardOutput = ready
         let serverLog = Pipe()

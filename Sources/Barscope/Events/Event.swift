@@ -8,6 +8,8 @@ public enum Event: Sendable, Equatable {
     case appeared(frame: Int, ptsNs: UInt64?, detection: Detection, track: Int)
     /// A tracked code no longer seen.
     case lost(frame: Int, ptsNs: UInt64?, track: Int, type: String, data: String, framesSeen: Int)
+    /// The annotated frame on which codes appeared was saved as PNG (`--snapshots`).
+    case snapshot(frame: Int, ptsNs: UInt64?, path: String, tracks: [Int])
     /// The pipeline changed state (`playing`, `paused`, ...).
     case state(String)
     /// Something went wrong but the run goes on.
@@ -22,6 +24,7 @@ public enum Event: Sendable, Equatable {
         case .detection: return "detection"
         case .appeared: return "appeared"
         case .lost: return "lost"
+        case .snapshot: return "snapshot"
         case .state: return "state"
         case .warning: return "warning"
         case .error: return "error"
@@ -45,6 +48,11 @@ public enum Event: Sendable, Equatable {
             f += [
                 ("track", .int(track)), ("frame", .int(frame)), ("pts_ns", pts(ptsNs)), ("type", .string(type)),
                 ("data", .string(data)), ("frames_seen", .int(framesSeen)),
+            ]
+        case .snapshot(let frame, let ptsNs, let path, let tracks):
+            f += [
+                ("frame", .int(frame)), ("pts_ns", pts(ptsNs)), ("path", .string(path)),
+                ("tracks", .array(tracks.map { .int($0) })),
             ]
         case .state(let s): f.append(("state", .string(s)))
         case .warning(let m, let s), .error(let m, let s):

@@ -1,3 +1,4 @@
+import Foundation
 import CCairo
 
 /// Draws what the user sees onto a frame with cairo: the viewfinder (mask and rounded outline), and for each code
@@ -9,7 +10,10 @@ public struct OverlayRenderer: Sendable {
 
     public init(style: OverlayStyle = OverlayStyle()) { self.style = style }
 
-    public func draw(on cr: OpaquePointer, frame: Size, viewfinder: PixelRect?, detections: [Detection]) {
+    /// - Parameter status: the status line's text, drawn when the style shows it.
+    public func draw(
+        on cr: OpaquePointer, frame: Size, viewfinder: PixelRect?, detections: [Detection], status: String? = nil
+    ) {
         cairo_save(cr)
         defer { cairo_restore(cr) }
         if let region = viewfinder { drawViewfinder(cr, frame: frame, region: region) }
@@ -17,6 +21,24 @@ public struct OverlayRenderer: Sendable {
         if style.showLabels {
             for d in detections { drawLabel(cr, d, frame: frame) }
         }
+        if style.showStatus, let status { drawStatus(cr, status, frame: frame) }
+    }
+
+    /// What the scanner is doing, top-left, on the same dark plate as the labels.
+    func drawStatus(_ cr: OpaquePointer, _ text: String, frame: Size) {
+        let size = max(11, Double(frame.height) / 54)
+        cairo_select_font_face(cr, style.labelFont, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_set_font_size(cr, size)
+        var ext = cairo_text_extents_t()
+        cairo_text_extents(cr, text, &ext)
+        let pad = size * 0.35
+        cairo_new_path(cr)
+        cairo_rectangle(cr, 0, 0, ext.x_advance + 2 * pad, size + 2 * pad)
+        set(cr, style.labelBackground)
+        cairo_fill(cr)
+        set(cr, style.labelTextColor)
+        cairo_move_to(cr, pad, pad + size * 0.8)
+        cairo_show_text(cr, text)
     }
 
     func drawViewfinder(_ cr: OpaquePointer, frame: Size, region: PixelRect) {
@@ -97,7 +119,8 @@ public struct OverlayRenderer: Sendable {
     func drawLabel(_ cr: OpaquePointer, _ d: Detection, frame: Size) {
         let size = style.labelSize > 0 ? style.labelSize : max(12, Double(frame.height) / 40)
         let text = d.data.count > 48 ? String(d.data.prefix(47)) + "…" : d.data
-        let label = "\(text)  ·  \(d.type)"
+        let label = style.labelFormat.replacingOccurrences(of: "{data}", with: text)
+            .replacingOccurrences(of: "{type}", with: d.type).replacingOccurrences(of: "{quality}", with: String(d.quality))
         cairo_select_font_face(cr, style.labelFont, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
         cairo_set_font_size(cr, size)
         var ext = cairo_text_extents_t()

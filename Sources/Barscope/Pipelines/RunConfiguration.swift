@@ -26,8 +26,11 @@ public struct RunConfiguration: Sendable {
 
     public init() {}
 
+    /// A folder where, for each new code, the annotated frame is saved as PNG.
+    public var snapshotFolder: String? = nil
+
     /// Whether the overlay branch exists at all (nothing draws when nobody watches).
-    var draws: Bool { recording != nil || display }
+    var draws: Bool { recording != nil || display || snapshotFolder != nil }
 }
 
 /// What a finished run measured.

@@ -44,6 +44,10 @@ public final class ScanRunner {
                     d += " ! \(r.muxer) name=mux ! filesink name=rec async=false"
                 }
             }
+            if c.recording == nil && !c.display {
+                // Drawn only for --snapshots: the frames end here.
+                d += " out. ! fakesink sync=false async=false"
+            }
             if c.display {
                 d += " out. ! queue name=winq leaky=downstream max-size-buffers=2 ! videoconvert"
                 d += " ! autovideosink name=window"
@@ -70,6 +74,12 @@ public final class ScanRunner {
         if c.display { factories.append("autovideosink") }
         try GStreamer.require(factories)
         if let r = c.recording { try Self.checkWritable(r.path) }
+        if let folder = c.snapshotFolder {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue,
+                FileManager.default.isWritableFile(atPath: folder)
+            else { throw BarscopeError.badInput("\(folder): cannot write snapshots (not a writable folder)") }
+        }
         if case .demo(let o) = c.input, c.viewfinder.enabled, c.viewfinder.region(in: o.size) == nil {
             throw BarscopeError.badValue(
                 "viewfinder: no region fits in a \(o.size.width)x\(o.size.height) frame with these insets "
@@ -332,6 +342,12 @@ final class ScanContext: @unchecked Sendable {
     let numbers = Mutex(FrameNumbers())
     let delivery: Mutex<Delivery>
     let overlayTimeouts = Atomic<Int>(0)
+    /// For the status line: frames drawn, codes seen, since when.
+    let drawn = Atomic<Int>(0)
+    let seen = Atomic<Int>(0)
+    let started = Date()
+    /// Frames (by pts) on which a code appeared, whose annotated picture `--snapshots` keeps.
+    let snapshotsDue = Mutex<[UInt64: (frame: Int, tracks: [Int])]>([:])
     let latency = Mutex(Latency())
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
@@ -467,6 +483,14 @@ final class ScanContext: @unchecked Sendable {
                     l.next += 1
                 }
                 let (ids, trackEvents) = d.tracker.update(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+                seen.store(d.tracker.tracksStarted, ordering: .relaxed)
+                if configuration.snapshotFolder != nil, let pts = r.ptsNs {
+                    let fresh = trackEvents.compactMap { e -> Int? in
+                        if case .appeared(_, _, _, let id) = e { return id }
+                        return nil
+                    }
+                    if !fresh.isEmpty { snapshotsDue.withLock { $0[pts] = (r.frame, fresh) } }
+                }
                 if configuration.everyFrame {
                     for (det, id) in zip(r.detections, ids) {
                         emit(.detection(frame: r.frame, ptsNs: r.ptsNs, detection: det, track: id))
@@ -509,6 +533,30 @@ final class ScanContext: @unchecked Sendable {
             }
             detections = []
         }
-        renderer.draw(on: cr, frame: g.frame, viewfinder: g.region, detections: detections ?? [])
+        let shown = detections ?? []
+        let drawnFrames = drawn.add(1, ordering: .relaxed).newValue
+        let seconds = Date().timeIntervalSince(started)
+        let status = String(
+            format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
+            seen.load(ordering: .relaxed), seconds > 0 ? Double(drawnFrames) / seconds : 0)
+        renderer.draw(on: cr, frame: g.frame, viewfinder: g.region, detections: shown, status: status)
+        if let folder = configuration.snapshotFolder, let pts,
+            let due = snapshotsDue.withLock({ $0.removeValue(forKey: pts) })
+        {
+            saveSnapshot(cr, folder: folder, frame: due.frame, ptsNs: pts, tracks: due.tracks)
+        }
+    }
+
+    /// Writes the annotated frame as PNG: evidence of what was scanned, and when (`--snapshots DIR`).
+    func saveSnapshot(_ cr: OpaquePointer, folder: String, frame: Int, ptsNs: UInt64, tracks: [Int]) {
+        let name = String(format: "frame-%06d-track-%@.png", frame, tracks.map(String.init).joined(separator: "-"))
+        let path = (folder as NSString).appendingPathComponent(name)
+        guard let surface = cairo_get_target(cr) else { return }
+        cairo_surface_flush(surface)
+        if cairo_surface_write_to_png(surface, path) == CAIRO_STATUS_SUCCESS {
+            emit(.snapshot(frame: frame, ptsNs: ptsNs, path: path, tracks: tracks))
+        } else {
+            emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
+        }
     }
 }
