@@ -41,6 +41,8 @@ enum Help {
           --insets N|T,L,B,R     the viewfinder's minimum distance from the frame edges (default 20 px)
           --preferred-height N   keep this height (and the ratio) when it fits; ignored when it does not
           --region X,Y,W,H       the region as fractions of the frame instead (0.1,0.2,0.8,0.6)
+          --secondary W:H        a second, dashed region of this ratio inside the first (a guide)
+          --secondary-insets N|T,L,B,R   its distance from the first (default 10 px)
           -S CONFIG              decoder setting in zbarimg syntax, repeatable:
                                  -Sdisable -Sqrcode.enable, -Si25.disable, -Sean13.enable=0
           --scan-threads N       scanning threads, one ZBar scanner each (default: one per core)

@@ -12,6 +12,8 @@ enum RunCommand {
         var segmentSeconds: Int? = nil
         var aspectText: String? = nil, insetsText: String? = nil, regionText: String? = nil
         var preferredHeight: Double? = nil
+        var secondary: AspectRatio? = nil
+        var secondaryInsets: String? = nil
         var quiet = false
         var help = false
         var args = Arguments(command: "run", tokens)
@@ -34,6 +36,14 @@ enum RunCommand {
             case "--viewfinder": aspectText = try next()
             case "--insets": insetsText = try next()
             case "--region": regionText = try next()
+            case "--secondary":
+                let text = try next()
+                guard let ratio = AspectRatio(parsing: text) else {
+                    throw UsageError("--secondary '\(text)': expected W:H with both sides positive (1:1)")
+                }
+                secondary = ratio
+            case "--secondary-insets":
+                secondaryInsets = try next()
             case "--preferred-height":
                 preferredHeight = Double(try parseInt(try next(), option: "--preferred-height", min: 1))
             case "-S": try c.scanner.add(try next())
@@ -67,6 +77,12 @@ enum RunCommand {
             throw UsageError("--\(e.description)")
         }
         if let preferredHeight { c.viewfinder.preferredHeight = preferredHeight }
+        c.viewfinder.secondaryAspectRatio = secondary
+        if let secondaryInsets {
+            do { c.viewfinder.secondaryMinimumInset = try Viewfinder.parseInsets(secondaryInsets) } catch let e as BarscopeError {
+                throw UsageError("--secondary-\(e.description)")
+            }
+        }
         if segmentSeconds != nil && recordPath == nil { throw UsageError("--segment needs --record PATH") }
         if let recordPath { c.recording = try Recording(path: recordPath, segmentSeconds: segmentSeconds) }
         if args.positionals.count > 1 {

@@ -68,4 +68,16 @@ import Testing
         #expect(m.toFrame(Point(10, 5)) == Point(278, 25))
         #expect(CropMapping(region: nil).toFrame(Point(10, 5)) == Point(10, 5))
     }
+
+    @Test func secondaryRegionSitsInsideThePrimary() throws {
+        var v = Viewfinder()
+        v.secondaryAspectRatio = AspectRatio(3, 1)
+        let primary = try #require(v.region(in: Size(width: 1280, height: 720)))
+        let inner = try #require(v.secondaryRegion(inside: primary))
+        // 906 wide less 2 × 10 → 886 wide, 295.3 high, centred in the primary.
+        #expect(inner.x == primary.x + 10 && inner.maxX == primary.maxX - 10)
+        #expect(abs(Double(inner.width) / Double(inner.height) - 3) < 0.03)
+        #expect(abs((inner.y + inner.height / 2) - (primary.y + primary.height / 2)) <= 1)
+        #expect(Viewfinder().secondaryRegion(inside: primary) == nil)
+    }
 }

@@ -55,6 +55,11 @@ public struct Viewfinder: Hashable, Sendable {
     public var preferredHeight: Double
     /// MicroBlink's normalised region; when set it replaces aspect ratio, insets and preferred height.
     public var normalizedRegion: NormalizedRegion?
+    /// Scanbot's secondary view finder: a second region of this ratio inside the first, drawn dashed (a guide
+    /// for the user; the crop stays the primary region). None when nil.
+    public var secondaryAspectRatio: AspectRatio? = nil
+    /// Its minimum distance from the primary region, each side (Scanbot's default: 10).
+    public var secondaryMinimumInset = EdgeInsets(all: 10)
 
     public init(
         enabled: Bool = true, aspectRatio: AspectRatio = AspectRatio(4, 3),
@@ -69,6 +74,15 @@ public struct Viewfinder: Hashable, Sendable {
     }
 
     public static let off = Viewfinder(enabled: false)
+
+    /// The secondary region inside `primary`: the largest rectangle of its ratio inside the primary less the
+    /// secondary insets, centred; nil when there is none or it does not fit.
+    public func secondaryRegion(inside primary: PixelRect) -> PixelRect? {
+        guard let ratio = secondaryAspectRatio else { return nil }
+        let inner = Viewfinder(aspectRatio: ratio, minimumInset: secondaryMinimumInset)
+        guard let r = inner.region(in: Size(width: primary.width, height: primary.height)) else { return nil }
+        return PixelRect(x: primary.x + r.x, y: primary.y + r.y, width: r.width, height: r.height)
+    }
 
     /// The region of interest in a frame of `size`, or nil when disabled or when nothing fits.
     ///

@@ -11,12 +11,24 @@ public struct OverlayRenderer: Sendable {
     public init(style: OverlayStyle = OverlayStyle()) { self.style = style }
 
     /// - Parameter status: the status line's text, drawn when the style shows it.
+    /// - Parameter secondary: the dashed secondary region, if any.
     public func draw(
-        on cr: OpaquePointer, frame: Size, viewfinder: PixelRect?, detections: [Detection], status: String? = nil
+        on cr: OpaquePointer, frame: Size, viewfinder: PixelRect?, secondary: PixelRect? = nil,
+        detections: [Detection], status: String? = nil
     ) {
         cairo_save(cr)
         defer { cairo_restore(cr) }
         if let region = viewfinder { drawViewfinder(cr, frame: frame, region: region) }
+        if let inner = secondary, let line = style.viewfinderLineColor, style.viewfinderLineWidth > 0 {
+            cairo_new_path(cr)
+            roundedRect(cr, inner, radius: min(style.viewfinderCornerRadius, Double(min(inner.width, inner.height)) / 2))
+            var dashes = [3 * style.viewfinderLineWidth + 4, 2 * style.viewfinderLineWidth + 4]
+            cairo_set_dash(cr, &dashes, 2, 0)
+            set(cr, line)
+            cairo_set_line_width(cr, style.viewfinderLineWidth)
+            cairo_stroke(cr)
+            cairo_set_dash(cr, nil, 0, 0)
+        }
         for d in detections { drawCode(cr, d) }
         if style.showLabels {
             for d in detections { drawLabel(cr, d, frame: frame) }

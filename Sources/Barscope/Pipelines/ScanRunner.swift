@@ -539,7 +539,9 @@ final class ScanContext: @unchecked Sendable {
         let status = String(
             format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
             seen.load(ordering: .relaxed), seconds > 0 ? Double(drawnFrames) / seconds : 0)
-        renderer.draw(on: cr, frame: g.frame, viewfinder: g.region, detections: shown, status: status)
+        let secondary = g.region.flatMap { configuration.viewfinder.secondaryRegion(inside: $0) }
+        renderer.draw(
+            on: cr, frame: g.frame, viewfinder: g.region, secondary: secondary, detections: shown, status: status)
         if let folder = configuration.snapshotFolder, let pts,
             let due = snapshotsDue.withLock({ $0.removeValue(forKey: pts) })
         {
