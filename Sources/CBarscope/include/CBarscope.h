@@ -32,7 +32,9 @@ static inline gint bs_frame_height(GstVideoFrame *f) { return GST_VIDEO_FRAME_HE
 static inline GstVideoFormat bs_frame_format(GstVideoFrame *f) { return GST_VIDEO_FRAME_FORMAT(f); }
 static inline gboolean bs_format_has_luma_plane(GstVideoFormat f) {
     const GstVideoFormatInfo *i = gst_video_format_get_info(f);
-    return GST_VIDEO_FORMAT_INFO_IS_YUV(i) && GST_VIDEO_FORMAT_INFO_PSTRIDE(i, 0) == 1 && GST_VIDEO_FORMAT_INFO_PLANE(i, 0) == 0
+    // YUV with an 8-bit Y plane first (I420, NV12, ...) or plain grey (GRAY8).
+    return (GST_VIDEO_FORMAT_INFO_IS_YUV(i) || GST_VIDEO_FORMAT_INFO_IS_GRAY(i)) && GST_VIDEO_FORMAT_INFO_PSTRIDE(i, 0) == 1
+        && GST_VIDEO_FORMAT_INFO_PLANE(i, 0) == 0
         && GST_VIDEO_FORMAT_INFO_DEPTH(i, 0) == 8;
 }
 static inline GstClockTime bs_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
