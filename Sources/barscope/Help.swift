@@ -5,7 +5,10 @@ enum Help {
         barscope: barcode scanning for video, on GStreamer and ZBar.
 
         Usage:
-          barscope run [demo|FILE|URI] [options]   scan a video, camera or stream; draw, record, report
+          barscope run [NAME|FILE.conf|demo|FILE|URI] [options]
+                                                   scan a video, camera or stream; draw, record, report
+          barscope pipelines                       the named pipelines (pipelines/NAME.conf) and their purpose
+          barscope validate FILE.conf...           check pipeline files without running them
           barscope scan IMAGE... [--json] [-S CONFIG]...
                                                    scan still images, like zbarimg
           barscope generate OUT.mp4 [options]      write a demo clip (and its truth) for tests and benchmarks
@@ -23,10 +26,14 @@ enum Help {
         """
 
     static let run = """
-        Usage: barscope run [demo|FILE|URI] [options]
+        Usage: barscope run [NAME|FILE.conf|demo|FILE|URI] [options]
 
         Scans every frame of a source, reports codes as JSON Lines, and draws the viewfinder and each
         code (box, corner polygon, label) on the video it records or shows.
+
+        NAME runs the named pipeline NAME.conf, found in $BARSCOPE_PIPELINES, ./pipelines,
+        ~/.config/barscope/pipelines or the pipelines shipped with barscope; every option below
+        overrides it, and so does --set SECTION.KEY=VALUE (e.g. --set viewfinder.aspect-ratio=16:9).
 
         Source (default: demo):
           --input SRC            demo, a file path, a URI (file://, rtsp://...) or /dev/videoN

@@ -1,61 +1,61 @@
 import Barscope
 import Foundation
 
-/// `barscope run [demo|FILE|URI]`: the scan graph end to end.
+/// `barscope run [NAME|FILE.conf|demo|FILE|URI]`: the scan graph end to end.
+///
+/// Every flag is a `section.key=value` of a pipeline file (see `PipelineSpec`), applied after the named pipeline
+/// or file, with `--set` assignments, so the command line always overrides the file.
 enum RunCommand {
+    /// Flags that take a value, and the pipeline key each one sets.
+    static let valueFlags: [String: (section: String, key: String)] = [
+        "--input": ("source", "input"), "--size": ("source", "size"), "--fps": ("source", "fps"),
+        "--frames": ("source", "frames"), "--viewfinder": ("viewfinder", "aspect-ratio"),
+        "--insets": ("viewfinder", "insets"), "--region": ("viewfinder", "region"),
+        "--preferred-height": ("viewfinder", "preferred-height"),
+        "--secondary": ("viewfinder", "secondary-aspect-ratio"), "--secondary-insets": ("viewfinder", "secondary-insets"),
+        "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"),
+        "--search-every": ("decoder", "search-every"), "--record": ("record", "path"),
+        "--segment": ("record", "segment-seconds"), "--events": ("events", "path"),
+        "--snapshots": ("snapshots", "folder"),
+    ]
+    /// Flags without a value, and the pipeline key each one turns on.
+    static let switchFlags: [String: (section: String, key: String, value: String)] = [
+        "--live": ("source", "live", "true"), "--tracked": ("decoder", "tracked", "true"),
+        "--every-frame": ("tracking", "every-frame", "true"), "--display": ("display", "enabled", "true"),
+        "--no-status": ("overlay", "status", "off"),
+    ]
+
     static func main(_ tokens: [String]) throws -> Int32 {
-        var c = RunConfiguration()
-        var inputText: String? = nil
-        var demo = DemoOptions()
-        var eventsPath = "-"
-        var recordPath: String? = nil
-        var segmentSeconds: Int? = nil
-        var aspectText: String? = nil, insetsText: String? = nil, regionText: String? = nil
-        var preferredHeight: Double? = nil
-        var secondary: AspectRatio? = nil
-        var secondaryInsets: String? = nil
+        var assignments: [(section: String, key: String, value: String, origin: String)] = []
+        var sets: [String] = []
         var quiet = false
         var help = false
         var args = Arguments(command: "run", tokens)
         try args.parse { option, next in
+            if let target = valueFlags[option] {
+                var value = try next()
+                var target = target
+                if option == "--viewfinder" && (value == "off" || value == "none") {
+                    target = ("viewfinder", "enabled")
+                    value = "false"
+                }
+                assignments.append((target.section, target.key, value, option))
+                return true
+            }
+            if let s = switchFlags[option] {
+                assignments.append((s.section, s.key, s.value, option))
+                return true
+            }
             switch option {
-            case "--input": inputText = try next()
-            case "--events": eventsPath = try next()
-            case "--every-frame": c.everyFrame = true
-            case "--record": recordPath = try next()
-            case "--segment":
-                segmentSeconds = try parseInt(try next(), option: "--segment", min: 1)
-            case "--display": c.display = true
-            case "--snapshots": c.snapshotFolder = try next()
             case "--style":
                 let item = try next()
                 let pair = item.split(separator: "=", maxSplits: 1).map(String.init)
                 guard pair.count == 2 else { throw UsageError("--style '\(item)': expected KEY=VALUE") }
-                try c.style.set(pair[0], to: pair[1])
-            case "--no-status": c.style.showStatus = false
-            case "--viewfinder": aspectText = try next()
-            case "--insets": insetsText = try next()
-            case "--region": regionText = try next()
-            case "--secondary":
-                let text = try next()
-                guard let ratio = AspectRatio(parsing: text) else {
-                    throw UsageError("--secondary '\(text)': expected W:H with both sides positive (1:1)")
+                guard OverlayStyle.keys.contains(pair[0]) else {
+                    throw UsageError("style '\(pair[0])': unknown (one of \(OverlayStyle.keys.joined(separator: ", ")))")
                 }
-                secondary = ratio
-            case "--secondary-insets":
-                secondaryInsets = try next()
-            case "--preferred-height":
-                preferredHeight = Double(try parseInt(try next(), option: "--preferred-height", min: 1))
-            case "-S": try c.scanner.add(try next())
-            case "--size": demo.size = try parseSize(try next(), option: "--size")
-            case "--fps": demo.fps = try parseInt(try next(), option: "--fps", min: 1)
-            case "--frames": demo.frames = try parseInt(try next(), option: "--frames")
-            case "--live": demo.live = true
-            case "--scan-threads": c.scanThreads = try parseInt(try next(), option: "--scan-threads", min: 1)
-            case "--tracked": c.tracked = true
-            case "--search-every":
-                c.tracked = true
-                c.trackedInterval = try parseInt(try next(), option: "--search-every", min: 1)
+                assignments.append(("overlay", pair[0], pair[1], "--style"))
+            case "--set": sets.append(try next())
             case "--quiet", "-q": quiet = true
             case "--help", "-h": help = true
             default: return false
@@ -66,35 +66,31 @@ enum RunCommand {
             print(Help.run)
             return 0
         }
-        if regionText != nil && (aspectText != nil || insetsText != nil || preferredHeight != nil) {
-            throw UsageError(
-                "give the viewfinder either as --region (normalised x,y,w,h) or as --viewfinder/--insets/"
-                    + "--preferred-height, not both")
+        if args.positionals.count > 1 {
+            throw UsageError("run takes one pipeline or source, got \(args.positionals.count): "
+                + args.positionals.joined(separator: " "))
         }
-        do {
-            c.viewfinder = try Viewfinder.parse(aspect: aspectText ?? "4:3", insets: insetsText ?? "20", region: regionText)
-        } catch let e as BarscopeError {
-            throw UsageError("--\(e.description)")
-        }
-        if let preferredHeight { c.viewfinder.preferredHeight = preferredHeight }
-        c.viewfinder.secondaryAspectRatio = secondary
-        if let secondaryInsets {
-            do { c.viewfinder.secondaryMinimumInset = try Viewfinder.parseInsets(secondaryInsets) } catch let e as BarscopeError {
-                throw UsageError("--secondary-\(e.description)")
+
+        // The named pipeline or file first, then --set, then the flags.
+        var spec = PipelineSpec()
+        if let p = args.positionals.first {
+            if p.hasSuffix(".conf") {
+                guard FileManager.default.fileExists(atPath: p) else { throw BarscopeError.badInput("\(p): no such file") }
+                spec = try PipelineSpec(file: p)
+            } else if let file = PipelineSpec.find(p) {
+                spec = try PipelineSpec(file: file)
+            } else {
+                if assignments.contains(where: { $0.section == "source" && $0.key == "input" }) {
+                    throw UsageError("give the source once: '\(p)' or --input, not both")
+                }
+                try spec.set("source", "input", p, origin: "the command line")
             }
         }
-        if segmentSeconds != nil && recordPath == nil { throw UsageError("--segment needs --record PATH") }
-        if let recordPath { c.recording = try Recording(path: recordPath, segmentSeconds: segmentSeconds) }
-        if args.positionals.count > 1 {
-            throw UsageError("run takes one source, got \(args.positionals.count): \(args.positionals.joined(separator: " "))")
+        for s in sets { try spec.set(assignment: s) }
+        for a in assignments {
+            try spec.set(a.section, a.key, a.value, origin: a.origin)
         }
-        if let p = args.positionals.first {
-            if inputText != nil { throw UsageError("give the source once: '\(p)' or --input, not both") }
-            inputText = p
-        }
-        // A window syncs to the clock, so even the non-live demo plays at its frame rate there, and stays
-        // frame-accurate (each frame drawn with its own detections); --live makes it behave like a camera.
-        c.input = try InputSource.parse(inputText ?? "demo", demo: demo)
+        let (c, eventsPath) = try spec.configuration()
 
         let writer = try EventWriter(path: eventsPath)
         StopSignals.install()

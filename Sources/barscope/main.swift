@@ -28,6 +28,10 @@ do {
         exit(try RunCommand.main(rest))
     case "generate":
         exit(try GenerateCommand.main(rest))
+    case "pipelines":
+        exit(try PipelinesCommand.list(rest))
+    case "validate":
+        exit(try PipelinesCommand.validate(rest))
     default:
         if first.hasPrefix("-") { throw UsageError("unknown option '\(first)' (see 'barscope --help')") }
         throw UsageError("unknown command '\(first)' (see 'barscope --help')")

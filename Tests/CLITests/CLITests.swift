@@ -123,7 +123,7 @@ struct Tool {
     @Test func helpAndVersion() throws {
         let help = try Tool.run(["--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("barscope run [demo|FILE|URI]"))
+        #expect(help.stdout.contains("barscope run [NAME|FILE.conf|demo|FILE|URI]"))
         #expect(help.stdout.contains("Exit codes"))
         let runHelp = try Tool.run(["run", "--help"])
         #expect(runHelp.status == 0 && runHelp.stdout.contains("--every-frame") && runHelp.stdout.contains("--record"))

@@ -1,0 +1,285 @@
+import CGStreamer
+import Foundation
+
+/// A named pipeline: a key-file (INI, read with GLib's `GKeyFile`, as DeepStream's configs are) whose sections set
+/// the source, viewfinder, decoder, overlay, tracking and sinks. The command line speaks the same language:
+/// every flag is a `section.key=value`, applied after the file, so flags and `--set` override it.
+///
+/// ```
+/// # Scan a file and keep the annotated copy. barscope run pipelines/file-annotate.conf --set source.input=a.mp4
+/// [pipeline]
+/// description = Scan a video file, record the annotated copy and the events
+/// [source]
+/// input = clip.mp4
+/// [record]
+/// path = annotated.mp4
+/// ```
+public struct PipelineSpec: Sendable {
+    /// Every section and its keys.
+    public static let schema: [String: [String]] = [
+        "pipeline": ["description"],
+        "source": ["input", "size", "fps", "frames", "live"],
+        "viewfinder": [
+            "enabled", "aspect-ratio", "insets", "preferred-height", "region", "secondary-aspect-ratio",
+            "secondary-insets",
+        ],
+        "decoder": ["symbologies", "threads", "tracked", "search-every"],
+        "overlay": OverlayStyle.keys,
+        "tracking": ["every-frame", "lost-after-frames"],
+        "record": ["path", "segment-seconds"],
+        "display": ["enabled"],
+        "events": ["path"],
+        "snapshots": ["folder"],
+    ]
+
+    struct Value: Sendable {
+        var text: String
+        var origin: String
+    }
+    /// "section.key" → value and where it came from (a file, `--set`, a flag).
+    private var values: [String: Value] = [:]
+    /// `-S` values accumulate rather than replace.
+    private var symbologies: [Value] = []
+
+    public init() {}
+
+    /// Reads a pipeline file. Unknown sections and keys are errors naming file, section and key.
+    public init(file path: String) throws {
+        GStreamer.initialize()
+        let keyFile = g_key_file_new()
+        defer { g_key_file_free(keyFile) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "cannot read"
+            if let error { g_error_free(error) }
+            throw BarscopeError.badInput("\(path): \(message)")
+        }
+        var groupCount: gsize = 0
+        guard let groups = g_key_file_get_groups(keyFile, &groupCount) else { return }
+        defer { g_strfreev(groups) }
+        for g in 0..<Int(groupCount) {
+            guard let groupName = groups[g] else { continue }
+            let section = String(cString: groupName)
+            guard Self.schema[section] != nil else {
+                throw BarscopeError.badValue(
+                    "\(path): [\(section)]: unknown section (one of \(Self.schema.keys.sorted().joined(separator: ", ")))")
+            }
+            var keyCount: gsize = 0
+            guard let keys = g_key_file_get_keys(keyFile, groupName, &keyCount, nil) else { continue }
+            defer { g_strfreev(keys) }
+            for k in 0..<Int(keyCount) {
+                guard let keyName = keys[k], let raw = g_key_file_get_string(keyFile, groupName, keyName, nil) else {
+                    continue
+                }
+                defer { g_free(raw) }
+                try set(section, String(cString: keyName), String(cString: raw), origin: path)
+            }
+        }
+    }
+
+    /// Sets `section.key` from `origin` (a file path, `--set`, or a flag's name).
+    /// - Throws: ``BarscopeError/badValue`` for an unknown section or key.
+    public mutating func set(_ section: String, _ key: String, _ value: String, origin: String) throws {
+        guard let keys = Self.schema[section] else {
+            throw BarscopeError.badValue(
+                "\(origin): [\(section)]: unknown section (one of \(Self.schema.keys.sorted().joined(separator: ", ")))")
+        }
+        guard keys.contains(key) else {
+            throw BarscopeError.badValue(
+                "\(origin): [\(section)] \(key): unknown key (one of \(keys.joined(separator: ", ")))")
+        }
+        let name = section + "." + key
+        if name == "decoder.symbologies" {
+            for v in value.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "," }) {
+                symbologies.append(Value(text: String(v), origin: origin))
+            }
+            return
+        }
+        // The region is stated one way or the other: both from one place is an error, a later place replaces.
+        let regionKeys = ["viewfinder.region"]
+        let ratioKeys = ["viewfinder.aspect-ratio", "viewfinder.insets", "viewfinder.preferred-height"]
+        let others = regionKeys.contains(name) ? ratioKeys : ratioKeys.contains(name) ? regionKeys : []
+        for other in others {
+            if let existing = values[other], Self.sameSource(existing.origin, origin), origin != "--set" {
+                throw BarscopeError.badValue(
+                    origin.hasPrefix("-")
+                        ? "give the viewfinder either as --region (normalised x,y,w,h) or as --viewfinder/--insets/"
+                            + "--preferred-height, not both"
+                        : "\(origin): [viewfinder]: give either region (normalised x,y,w,h) or aspect-ratio/insets/"
+                            + "preferred-height, not both")
+            }
+            values[other] = nil
+        }
+        values[name] = Value(text: value, origin: origin)
+    }
+
+    /// Flags are one source (the command line); a file is another.
+    static func sameSource(_ a: String, _ b: String) -> Bool { a == b || (a.hasPrefix("-") && b.hasPrefix("-")) }
+
+    /// One line naming where a bad value came from: a flag speaks for itself ("--insets '-5': …"); a file or
+    /// `--set` gives file, section and key ("dock.conf: [viewfinder] insets: …").
+    static func located(_ origin: String, _ section: String, _ key: String, _ inner: String) -> String {
+        if origin.hasPrefix("-") && origin != "--set" {
+            let named = ["viewfinder '", "insets '", "region '"].contains { inner.hasPrefix($0) }
+            return named ? "--" + inner : inner
+        }
+        return "\(origin): [\(section)] \(key): \(inner)"
+    }
+
+    /// Sets a dotted `section.key=value` (`--set`).
+    public mutating func set(assignment: String) throws {
+        let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+        let path = parts.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []
+        guard parts.count == 2, path.count == 2 else {
+            throw BarscopeError.badValue("--set '\(assignment)': expected SECTION.KEY=VALUE (viewfinder.aspect-ratio=16:9)")
+        }
+        try set(path[0], path[1], parts[1], origin: "--set")
+    }
+
+    public var description: String? { values["pipeline.description"]?.text }
+
+    /// The run this pipeline describes, every value checked.
+    /// - Returns: the configuration and where events go (`-` for standard output).
+    /// - Throws: ``BarscopeError`` naming origin, section, key and value.
+    public func configuration() throws -> (RunConfiguration, eventsPath: String) {
+        var c = RunConfiguration()
+        func bad(_ name: String, _ expected: String) -> BarscopeError {
+            let v = values[name]!
+            let parts = name.split(separator: ".").map(String.init)
+            if v.origin.hasPrefix("-") && v.origin != "--set" {
+                return .badValue("\(v.origin) '\(v.text)': expected \(expected)")
+            }
+            return .badValue("\(v.origin): [\(parts[0])] \(parts[1]): '\(v.text)' is not \(expected)")
+        }
+        func text(_ name: String) -> String? { values[name]?.text }
+        func bool(_ name: String) throws -> Bool? {
+            guard let t = text(name) else { return nil }
+            switch t.lowercased() {
+            case "true", "yes", "on", "1": return true
+            case "false", "no", "off", "0": return false
+            default: throw bad(name, "true or false")
+            }
+        }
+        func int(_ name: String, min: Int) throws -> Int? {
+            guard let t = text(name) else { return nil }
+            guard let v = Int(t), v >= min else { throw bad(name, "a whole number ≥ \(min)") }
+            return v
+        }
+
+        var demo = DemoOptions()
+        if let t = text("source.size") {
+            guard let s = Size(parsing: t), s.width >= 64, s.height >= 64, s.width <= 8192, s.height <= 8192 else {
+                throw bad("source.size", "WIDTHxHEIGHT between 64x64 and 8192x8192")
+            }
+            demo.size = s
+        }
+        if let v = try int("source.fps", min: 1) { demo.fps = v }
+        if let v = try int("source.frames", min: 0) { demo.frames = v }
+        if let v = try bool("source.live") { demo.live = v }
+        do { c.input = try InputSource.parse(text("source.input") ?? "demo", demo: demo) } catch let e as BarscopeError {
+            if let v = values["source.input"], v.origin != "the command line" {
+                throw BarscopeError.badInput("\(v.origin): [source] input: \(e.description)")
+            }
+            throw e
+        }
+
+        if try bool("viewfinder.enabled") == false {
+            c.viewfinder = .off
+        } else {
+            do {
+                c.viewfinder = try Viewfinder.parse(
+                    aspect: text("viewfinder.aspect-ratio") ?? "4:3", insets: text("viewfinder.insets") ?? "20",
+                    region: text("viewfinder.region"))
+            } catch let e as BarscopeError {
+                // Viewfinder.parse names the value it refused first: "viewfinder '…'", "insets '…'", "region '…'".
+                let key = e.description.hasPrefix("insets") ? "insets" : e.description.hasPrefix("region") ? "region" : "aspect-ratio"
+                let origin = values["viewfinder." + key]?.origin ?? "the command line"
+                throw BarscopeError.badValue(Self.located(origin, "viewfinder", key, e.description))
+            }
+            if let v = try int("viewfinder.preferred-height", min: 1) { c.viewfinder.preferredHeight = Double(v) }
+            if let t = text("viewfinder.secondary-aspect-ratio") {
+                guard let r = AspectRatio(parsing: t) else { throw bad("viewfinder.secondary-aspect-ratio", "W:H") }
+                c.viewfinder.secondaryAspectRatio = r
+            }
+            if let t = text("viewfinder.secondary-insets") {
+                do { c.viewfinder.secondaryMinimumInset = try Viewfinder.parseInsets(t) } catch {
+                    throw bad("viewfinder.secondary-insets", "N or top,left,bottom,right (each ≥ 0)")
+                }
+            }
+        }
+
+        for s in symbologies {
+            do { try c.scanner.add(s.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(s.origin, "decoder", "symbologies", e.description))
+            }
+        }
+        if let v = try int("decoder.threads", min: 1) { c.scanThreads = v }
+        if let v = try bool("decoder.tracked") { c.tracked = v }
+        if let v = try int("decoder.search-every", min: 1) {
+            c.tracked = true
+            c.trackedInterval = v
+        }
+
+        for key in OverlayStyle.keys {
+            guard let v = values["overlay." + key] else { continue }
+            do { try c.style.set(key, to: v.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(v.origin, "overlay", key, e.description))
+            }
+        }
+        if let v = try bool("tracking.every-frame") { c.everyFrame = v }
+        if let v = try int("tracking.lost-after-frames", min: 1) { c.lostAfterFrames = v }
+        if let path = text("record.path") {
+            do {
+                c.recording = try Recording(path: path, segmentSeconds: try int("record.segment-seconds", min: 1))
+            } catch let e as BarscopeError where !e.description.contains("[record]") {
+                throw BarscopeError.badValue(Self.located(values["record.path"]!.origin, "record", "path", e.description))
+            }
+        } else if values["record.segment-seconds"] != nil {
+            throw BarscopeError.badValue(
+                "\(values["record.segment-seconds"]!.origin): [record] segment-seconds: needs [record] path")
+        }
+        if let v = try bool("display.enabled") { c.display = v }
+        c.snapshotFolder = text("snapshots.folder")
+        return (c, text("events.path") ?? "-")
+    }
+
+    /// Where `barscope run NAME` looks for `NAME.conf`, in order: `$BARSCOPE_PIPELINES` (folders separated by
+    /// `:`), `./pipelines`, `~/.config/barscope/pipelines`, and the `pipelines` folder shipped beside the tool.
+    public static func searchPath(executable: String = CommandLine.arguments[0]) -> [String] {
+        var folders: [String] = []
+        if let env = ProcessInfo.processInfo.environment["BARSCOPE_PIPELINES"] {
+            folders += env.split(separator: ":").map(String.init)
+        }
+        folders.append("pipelines")
+        folders.append(NSHomeDirectory() + "/.config/barscope/pipelines")
+        // .build/<config>/barscope → the package root's pipelines/.
+        let tool = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+        folders.append(tool.deletingLastPathComponent().appendingPathComponent("../../../pipelines").standardized.path)
+        return folders
+    }
+
+    /// The file of a named pipeline, or nil.
+    public static func find(_ name: String) -> String? {
+        for folder in searchPath() {
+            let path = (folder as NSString).appendingPathComponent(name + ".conf")
+            if FileManager.default.fileExists(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    /// Every named pipeline on the search path (first one wins), with its description.
+    public static func all() -> [(name: String, path: String, description: String?)] {
+        var seen = Set<String>()
+        var found: [(String, String, String?)] = []
+        for folder in searchPath() {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for f in files.sorted() where f.hasSuffix(".conf") {
+                let name = String(f.dropLast(5))
+                guard seen.insert(name).inserted else { continue }
+                let path = (folder as NSString).appendingPathComponent(f)
+                found.append((name, path, (try? PipelineSpec(file: path))?.description))
+            }
+        }
+        return found
+    }
+}
