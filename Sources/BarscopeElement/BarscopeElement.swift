@@ -73,7 +73,10 @@ final class ElementState: @unchecked Sendable {
     let delivery = Mutex(Delivery())
     /// Region and report settings of each frame handed to the pool, by sequence number.
     let jobs = Mutex<[Int: (region: PixelRect?, pending: Pending)]>([:])
-    var filter: UnsafeMutablePointer<GstVideoFilter>? = nil
+    /// The element, set once at creation (it owns this state, so it outlives it).
+    let filter: UnsafeMutablePointer<GstVideoFilter>?
+
+    init(filter: UnsafeMutablePointer<GstVideoFilter>?) { self.filter = filter }
 
     deinit { pool?.stop() }
 
@@ -105,7 +108,6 @@ final class ElementState: @unchecked Sendable {
     func process(_ filter: UnsafeMutablePointer<GstVideoFilter>, _ frame: UnsafeMutablePointer<GstVideoFrame>,
         _ s: BarscopeSettings) -> Bool
     {
-        self.filter = filter
         configure(s)
         let width = Int(bs_frame_width(frame)), height = Int(bs_frame_height(frame))
         guard width > 0, height > 0, let plane = bs_frame_plane_data(frame, 0) else { return false }
@@ -254,8 +256,8 @@ final class ElementState: @unchecked Sendable {
 }
 
 @_cdecl("barscope_swift_new")
-public func barscopeSwiftNew() -> UnsafeMutableRawPointer {
-    Unmanaged.passRetained(ElementState()).toOpaque()
+public func barscopeSwiftNew(_ filter: UnsafeMutablePointer<GstVideoFilter>?) -> UnsafeMutableRawPointer {
+    Unmanaged.passRetained(ElementState(filter: filter)).toOpaque()
 }
 
 @_cdecl("barscope_swift_free")

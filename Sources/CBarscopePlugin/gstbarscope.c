@@ -114,10 +114,11 @@ static GstFlowReturn gst_barscope_transform_frame_ip(GstVideoFilter *filter, Gst
     return GST_FLOW_OK;
 }
 
-// Asynchronous scanning (threads > 1) must report every frame before EOS, a flush or a stop goes by.
+// Asynchronous scanning (threads > 1) must report every frame before EOS, a flush, new caps (attached frames carry
+// the caps current when they are posted) or a stop goes by.
 static gboolean gst_barscope_sink_event(GstBaseTransform *base, GstEvent *event) {
     GstEventType type = GST_EVENT_TYPE(event);
-    if (type == GST_EVENT_EOS || type == GST_EVENT_FLUSH_STOP || type == GST_EVENT_SEGMENT)
+    if (type == GST_EVENT_EOS || type == GST_EVENT_FLUSH_STOP || type == GST_EVENT_SEGMENT || type == GST_EVENT_CAPS)
         barscope_swift_drain(((GstBarscope *)base)->swift);
     return GST_BASE_TRANSFORM_CLASS(gst_barscope_parent_class)->sink_event(base, event);
 }
@@ -139,7 +140,7 @@ static void gst_barscope_init(GstBarscope *self) {
     self->settings.viewfinder = g_strdup("off");
     self->settings.insets = g_strdup("20");
     self->settings.threads = 1;
-    self->swift = barscope_swift_new();
+    self->swift = barscope_swift_new(GST_VIDEO_FILTER(self));
     gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
 }

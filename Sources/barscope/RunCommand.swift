@@ -40,6 +40,10 @@ enum RunCommand {
                     value = "false"
                 }
                 assignments.append((target.section, target.key, value, option))
+                // Stating a viewfinder turns it on, even over a file that turned it off.
+                if target.section == "viewfinder" && target.key != "enabled" {
+                    assignments.append(("viewfinder", "enabled", "true", option))
+                }
                 return true
             }
             if let s = switchFlags[option] {
@@ -68,7 +72,7 @@ enum RunCommand {
         }
         if args.positionals.count > 1 {
             throw UsageError("run takes one pipeline or source, got \(args.positionals.count): "
-                + args.positionals.joined(separator: " "))
+                + args.positionals.map(Redact.uri).joined(separator: " "))
         }
 
         // The named pipeline or file first, then --set, then the flags.
@@ -81,7 +85,7 @@ enum RunCommand {
                 spec = try PipelineSpec(file: file)
             } else {
                 if assignments.contains(where: { $0.section == "source" && $0.key == "input" }) {
-                    throw UsageError("give the source once: '\(p)' or --input, not both")
+                    throw UsageError("give the source once: '\(Redact.uri(p))' or --input, not both")
                 }
                 try spec.set("source", "input", p, origin: "the command line")
             }

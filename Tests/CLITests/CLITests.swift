@@ -211,10 +211,11 @@ struct Tool {
         let r = try Tool.run(["run", path, "--quiet"])
         #expect(r.status == 2)
         #expect(r.stderr.hasPrefix("barscope: \(path): not a video or image GStreamer can read"), "\(r.stderr)")
-        // Standard output holds events only, each a JSON object.
+        // Standard output holds events only, each a JSON object, the last saying why the run ended.
         for line in r.stdout.split(separator: "\n") {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
         }
+        #expect(r.stdout.split(separator: "\n").last?.hasPrefix(#"{"event":"error","message":"\#(path): not a video"#) == true)
     }
 
     @Test func runDemoPrintsOnlyEventsAndRecords() throws {

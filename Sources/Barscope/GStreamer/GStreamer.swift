@@ -14,8 +14,11 @@ public enum GStreamer {
     /// Fails with the Debian package to install when an element factory is missing.
     public static func require(_ factories: [String]) throws {
         initialize()
-        for name in factories where gst_element_factory_find(name) == nil {
-            throw BarscopeError.missingElement(name: name, package: debianPackage(for: name))
+        for name in factories {
+            guard let factory = gst_element_factory_find(name) else {
+                throw BarscopeError.missingElement(name: name, package: debianPackage(for: name))
+            }
+            gst_object_unref(UnsafeMutableRawPointer(factory))  // transfer full
         }
     }
 

@@ -78,10 +78,12 @@ public enum Redact {
         guard let scheme = text.range(of: "://") else { return text }
         let rest = text[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@") else { return text }
-        let userinfo = authority[..<at]
-        let user = userinfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        // Userinfo ends at the last "@" of the authority; a password with an unescaped "/", "?" or "#" pushes
+        // that "@" past the first "/", so then any "@" preceded by a ":" counts (over-redacting is the safe side).
+        var at = rest[..<authorityEnd].lastIndex(of: "@")
+        if at == nil, let later = rest.lastIndex(of: "@"), rest[..<later].contains(":") { at = later }
+        guard let at else { return text }
+        let user = rest[..<at].split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
         return String(text[..<scheme.upperBound]) + user + ":***" + String(rest[at...])
     }
 }

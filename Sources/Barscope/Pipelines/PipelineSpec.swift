@@ -131,7 +131,8 @@ public struct PipelineSpec: Sendable {
         let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
         let path = parts.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []
         guard parts.count == 2, path.count == 2 else {
-            throw BarscopeError.badValue("--set '\(assignment)': expected SECTION.KEY=VALUE (viewfinder.aspect-ratio=16:9)")
+            throw BarscopeError.badValue(
+                "--set '\(Redact.uri(assignment))': expected SECTION.KEY=VALUE (viewfinder.aspect-ratio=16:9)")
         }
         try set(path[0], path[1], parts[1], origin: "--set")
     }
@@ -149,7 +150,7 @@ public struct PipelineSpec: Sendable {
             if v.origin.hasPrefix("-") && v.origin != "--set" {
                 return .badValue("\(v.origin) '\(v.text)': expected \(expected)")
             }
-            return .badValue("\(v.origin): [\(parts[0])] \(parts[1]): '\(v.text)' is not \(expected)")
+            return .badValue("\(v.origin): [\(parts[0])] \(parts[1]): '\(Redact.uri(v.text))' is not \(expected)")
         }
         func text(_ name: String) -> String? { values[name]?.text }
         func bool(_ name: String) throws -> Bool? {

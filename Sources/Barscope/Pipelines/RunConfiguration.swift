@@ -16,12 +16,13 @@ public struct RunConfiguration: Sendable {
     public var lostAfterFrames = 15
     /// Scanning threads, one ZBar scanner each (default: one per core).
     public var scanThreads = ProcessInfo.processInfo.activeProcessorCount
-    /// Tracked mode: a full search (on every other line) only every `trackedInterval` frames; in between, only the
+    /// Tracked mode: a full search only every `trackedInterval` frames; in between, only the
     /// regions around the codes last seen are rescanned. A new code is reported within `trackedInterval - 1`
     /// frames of its appearance.
     public var tracked = false
     public var trackedInterval = 4
-    /// Tracked mode's full searches scan every n-th line (ZBar's density).
+    /// Tracked mode's full searches scan every n-th line (ZBar's density). 2 is faster but misses QR codes of
+    /// 2-pixel modules, so the default keeps every line.
     public var trackedSearchDensity = 1
 
     public init() {}

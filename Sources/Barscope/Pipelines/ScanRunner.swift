@@ -60,6 +60,16 @@ public final class ScanRunner {
     /// is finished; a second signal stops at once).
     /// - Throws: ``BarscopeError`` naming the input or element at fault.
     public func run() throws -> RunSummary {
+        do {
+            return try runGraph()
+        } catch let e as BarscopeError {
+            // The event stream says why it ends, as standard error does.
+            onEvent(.error(message: e.description, source: nil))
+            throw e
+        }
+    }
+
+    private func runGraph() throws -> RunSummary {
         let c = configuration
         var factories = ["tee", "queue", "videocrop", "videoconvert", "appsink"]
         switch c.input {
@@ -103,8 +113,9 @@ public final class ScanRunner {
         return try withExtendedLifetime(context) {
             _ = contextPointer
             if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
-                // The reason, if any, is on the bus.
-                if let msg = pipeline.popMessage(timeoutNs: 1_000_000_000) {
+                // The reason is on the bus, behind the state changes that came before it.
+                let deadline = Date(timeIntervalSinceNow: 2)
+                while Date() < deadline, let msg = pipeline.popMessage(timeoutNs: 200_000_000) {
                     defer { gst_message_unref(msg) }
                     if bs_message_type(msg) == GST_MESSAGE_ERROR {
                         throw mapError(parseBusProblem(msg, warning: false))
@@ -113,7 +124,8 @@ public final class ScanRunner {
                 throw BarscopeError.pipeline(
                     GStreamerError(domain: "barscope", code: 0, message: "\(c.input): the pipeline would not start"))
             }
-            var handledSignals = bs_stop_requests()
+            // Signals received while starting count too (the handler was installed before).
+            var handledSignals: Int32 = 0
             var eosDeadline: Date? = nil
             loop: while true {
                 let requests = bs_stop_requests()
@@ -363,7 +375,8 @@ final class ScanContext: @unchecked Sendable {
         self.configuration = configuration
         self.frameAccurate = frameAccurate
         self.emit = emit
-        board = ResultBoard(frameAccurate: frameAccurate)
+        // Only an overlay takes results by frame; with nothing drawn the board keeps just the newest.
+        board = ResultBoard(frameAccurate: frameAccurate && configuration.draws)
         delivery = Mutex(Delivery(tracker: Tracker(lostAfterFrames: configuration.lostAfterFrames)))
         renderer = OverlayRenderer(style: configuration.style)
         pool = ScanWorkerPool(workers: configuration.scanThreads, settings: configuration.scanner) {

@@ -33,7 +33,8 @@ void barscope_post_barcode(GstVideoFilter *filter, GstBuffer *buffer, const char
                            gboolean attach_frame);
 
 // Implemented in Swift (Sources/BarscopeElement), exported with @_cdecl.
-void *barscope_swift_new(void);
+/// The element's Swift state; `filter` is the element itself (borrowed: it owns the state).
+void *barscope_swift_new(GstVideoFilter *filter);
 void barscope_swift_free(void *handle);
 /// Scans (and draws into) one frame; returns FALSE only for a frame it cannot read at all.
 gboolean barscope_swift_process(void *handle, GstVideoFilter *filter, GstVideoFrame *frame,
