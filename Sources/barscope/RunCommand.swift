@@ -98,7 +98,14 @@ enum RunCommand {
 
         let writer = try EventWriter(path: eventsPath)
         StopSignals.install()
-        let summary = try ScanRunner(configuration: c) { writer.write($0) }.run()
+        let summary: RunSummary
+        do {
+            summary = try ScanRunner(configuration: c) { writer.write($0) }.run()
+        } catch {
+            writer.close()
+            throw error
+        }
+        writer.close()
         if !quiet {
             let fps = String(format: "%.1f", summary.framesPerSecond)
             var line = "barscope: \(c.input): \(summary.frames) frames in \(String(format: "%.1f", summary.seconds)) s"

@@ -103,6 +103,29 @@ struct Tool {
         #expect(frames >= 45, "\(frames) frames survived")
     }
 
+    /// A reader that never reads (a full pipe): video and recording go on at the frame rate, events are dropped,
+    /// and the run still ends (the last events get a bounded wait).
+    @Test func slowEventsReaderNeverStallsTheVideo() throws {
+        let mp4 = Tool.folder.appendingPathComponent("unread.mp4").path
+        let p = Process()
+        p.executableURL = Tool.url
+        p.arguments = [
+            "run", "demo", "--live", "--every-frame", "--frames", "150", "--size", "640x360", "--record", mp4,
+            "--quiet",
+        ]
+        let unread = Pipe()  // never read: fills after 64 KiB
+        p.standardOutput = unread
+        p.standardError = FileHandle.nullDevice
+        let start = Date()
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(start) < 20, "150 frames at 30/s, plus at most 5 s for the last events")
+        let replay = try Tool.run(["run", mp4, "--viewfinder", "off", "--quiet"])
+        #expect(replay.stdout.contains(#""event":"eos","frames":150"#), "every frame recorded")
+        _ = unread
+    }
+
     @Test func secondSignalStopsAtOnce() throws {
         let p = Process()
         p.executableURL = Tool.url
