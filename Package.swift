@@ -42,7 +42,9 @@ let package = Package(
             name: "BarscopeElement",
             dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
         .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Barscope", "CGStreamer", "CBarscope"]),
+        .testTarget(
+            name: "PipelineTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo"],
+            exclude: ["Goldens"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope"]),
         .testTarget(
             name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo"],
