@@ -21,6 +21,9 @@ let package = Package(
         .systemLibrary(
             name: "CGStreamerVideo", pkgConfig: "gstreamer-video-1.0",
             providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(
+            name: "CGStreamerRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0",
+            providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
@@ -43,7 +46,8 @@ let package = Package(
             dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
         .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
         .testTarget(
-            name: "PipelineTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo"],
+            name: "PipelineTests",
+            dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo", "CGStreamerRTSPServer"],
             exclude: ["Goldens"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope"]),
         .testTarget(

@@ -19,6 +19,10 @@ gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer 
     return g_signal_connect(overlay, "draw", G_CALLBACK(callback), data);
 }
 
+gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data) {
+    return g_signal_connect(uridecodebin, "source-setup", G_CALLBACK(callback), data);
+}
+
 static volatile sig_atomic_t stop_requests = 0;
 static volatile sig_atomic_t last_signal = 0;
 static void on_signal(int sig) { stop_requests = stop_requests + 1; last_signal = sig; }

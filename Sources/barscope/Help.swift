@@ -41,6 +41,8 @@ enum Help {
           --fps N                demo frame rate (default 30)
           --frames N             demo length in frames, 0 = until stopped (default 300)
           --live                 pace the demo like a camera instead of as fast as possible
+          --rtsp-transport T     RTSP over tcp or udp (default: udp, then tcp)
+          --latency MS           RTSP jitter buffer in milliseconds
 
         Scanning:
           --viewfinder W:H|off   region of interest: the largest W:H rectangle inside the insets, centred

@@ -10,6 +10,7 @@ enum RunCommand {
     static let valueFlags: [String: (section: String, key: String)] = [
         "--input": ("source", "input"), "--size": ("source", "size"), "--fps": ("source", "fps"),
         "--frames": ("source", "frames"), "--viewfinder": ("viewfinder", "aspect-ratio"),
+        "--rtsp-transport": ("source", "rtsp-transport"), "--latency": ("source", "latency"),
         "--insets": ("viewfinder", "insets"), "--region": ("viewfinder", "region"),
         "--preferred-height": ("viewfinder", "preferred-height"),
         "--secondary": ("viewfinder", "secondary-aspect-ratio"), "--secondary-insets": ("viewfinder", "secondary-insets"),

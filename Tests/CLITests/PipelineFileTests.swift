@@ -29,7 +29,7 @@ import Testing
         ("[viewfinder]\naspect-ratio = 4-3\n",
          "[viewfinder] aspect-ratio: viewfinder '4-3': expected W:H with both sides positive (4:3), or 'off'"),
         ("[viewfinderx]\n", "[viewfinderx]: unknown section (one of decoder, display, events"),
-        ("[source]\nsizes = 640x480\n", "[source] sizes: unknown key (one of input, size, fps, frames, live)"),
+        ("[source]\nsizes = 640x480\n", "[source] sizes: unknown key (one of input, size, fps, frames, live"),
         ("[source]\nfps = fast\n", "[source] fps: 'fast' is not a whole number ≥ 1"),
         ("[decoder]\nsymbologies = qrcode.enable foo.enable\n", "[decoder] symbologies: -S 'foo.enable': unknown"),
         ("[overlay]\nbox-color = green\n", "[overlay] box-color: style box-color='green': expected #RRGGBB"),

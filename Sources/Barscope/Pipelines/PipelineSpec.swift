@@ -18,7 +18,7 @@ public struct PipelineSpec: Sendable {
     /// Every section and its keys.
     public static let schema: [String: [String]] = [
         "pipeline": ["description"],
-        "source": ["input", "size", "fps", "frames", "live"],
+        "source": ["input", "size", "fps", "frames", "live", "rtsp-transport", "latency"],
         "viewfinder": [
             "enabled", "aspect-ratio", "insets", "preferred-height", "region", "secondary-aspect-ratio",
             "secondary-insets",
@@ -183,6 +183,12 @@ public struct PipelineSpec: Sendable {
             }
             throw e
         }
+
+        if let t = text("source.rtsp-transport") {
+            guard t == "tcp" || t == "udp" else { throw bad("source.rtsp-transport", "tcp or udp") }
+            c.rtspTransport = t
+        }
+        if let v = try int("source.latency", min: 0) { c.rtspLatencyMs = v }
 
         if try bool("viewfinder.enabled") == false {
             c.viewfinder = .off

@@ -3,6 +3,9 @@ import Foundation
 /// Everything one run needs: the source, the region, the decoder, what to report and where the picture goes.
 public struct RunConfiguration: Sendable {
     public var input: InputSource = .demo(DemoOptions())
+    /// RTSP sources: `tcp` or `udp` (nil: rtspsrc's default, UDP first then TCP), and the jitter buffer in ms.
+    public var rtspTransport: String? = nil
+    public var rtspLatencyMs: Int? = nil
     public var viewfinder = Viewfinder()
     public var scanner = ScannerSettings()
     /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.

@@ -195,6 +195,13 @@ public final class ScanRunner {
             DemoFeeder(options: options).attach(to: src, live: live)
         case .uri(let uri, _):
             bs_set_string(src, "uri", uri)
+            if uri.lowercased().hasPrefix("rtsp") {
+                // rtspsrc is made inside uridecodebin; its transport and latency are set as it appears.
+                bs_connect_source_setup(src, { _, source, data in
+                    guard let source, let data else { return }
+                    Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().setUpSource(source)
+                }, Unmanaged.passUnretained(context).toOpaque())
+            }
             // Only video is decoded; audio streams are left alone instead of failing to link.
             setProperty(src, "caps", "video/x-raw(ANY)")
             bs_set_bool(src, "expose-all-streams", 0)
@@ -382,6 +389,16 @@ final class ScanContext: @unchecked Sendable {
         pool = ScanWorkerPool(workers: configuration.scanThreads, settings: configuration.scanner) {
             [weak self] scanner, job in
             self?.scan(job, with: scanner)
+        }
+    }
+
+    /// uridecodebin's source-setup (any thread): RTSP transport and latency on the rtspsrc it made.
+    func setUpSource(_ source: UnsafeMutablePointer<GstElement>) {
+        if let t = configuration.rtspTransport, bs_has_property(source, "protocols") != 0 {
+            setProperty(source, "protocols", t == "tcp" ? "tcp" : "udp")
+        }
+        if let ms = configuration.rtspLatencyMs, bs_has_property(source, "latency") != 0 {
+            bs_set_uint(source, "latency", UInt32(ms))
         }
     }
 

@@ -63,6 +63,8 @@ gboolean bs_has_property(gpointer object, const char *name);
 // g_signal_connect is a macro; these name the callback types so Swift passes @convention(c) functions safely.
 typedef void (*bs_draw_callback)(GstElement *overlay, cairo_t *cr, guint64 timestamp, guint64 duration, gpointer data);
 gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data);
+typedef void (*bs_source_setup_callback)(GstElement *bin, GstElement *source, gpointer data);
+gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data);
 
 // Signals arrive on any thread; the handler only sets flags that the bus loop polls.
 void bs_install_signal_handlers(void);

@@ -1,0 +1,85 @@
+import Barscope
+import CBarscope
+import CGStreamer
+import CGStreamerRTSPServer
+import Foundation
+import Testing
+
+/// A real RTSP server (gst-rtsp-server) on a free loopback port, in this process, serving an H.264 clip of the
+/// demo source; its own GLib main loop runs on a thread of its own.
+final class TestRTSPServer: @unchecked Sendable {
+    // Sendable: made once, then only read; GLib objects are used from the loop's thread or released in deinit.
+    private let server: UnsafeMutablePointer<GstRTSPServer>
+    private let context: OpaquePointer
+    private let loop: OpaquePointer
+    private let sourceID: UInt32
+    let port: Int32
+
+    /// - Parameter clip: an MP4 made by the test (a path of our own, no user input in the launch line).
+    init(clip: String, mount: String = "/demo") throws {
+        GStreamer.initialize()
+        server = gst_rtsp_server_new()
+        gst_rtsp_server_set_address(server, "127.0.0.1")
+        gst_rtsp_server_set_service(server, "0")  // any free port
+        let factory = gst_rtsp_media_factory_new()!
+        gst_rtsp_media_factory_set_launch(
+            factory, "( filesrc location=\(clip) ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )")
+        gst_rtsp_media_factory_set_shared(factory, 0)
+        let mounts = gst_rtsp_server_get_mount_points(server)!
+        gst_rtsp_mount_points_add_factory(mounts, mount, factory)  // takes the factory
+        g_object_unref(UnsafeMutableRawPointer(mounts))
+        context = g_main_context_new()
+        sourceID = gst_rtsp_server_attach(server, context)
+        guard sourceID != 0 else { throw BarscopeError.badInput("test RTSP server: cannot listen on 127.0.0.1") }
+        port = gst_rtsp_server_get_bound_port(server)
+        loop = g_main_loop_new(context, 0)
+        // The thread holds the loop, not this object, so deinit can quit it.
+        nonisolated(unsafe) let running = loop
+        Thread.detachNewThread { g_main_loop_run(running) }
+    }
+
+    var url: String { "rtsp://127.0.0.1:\(port)/demo" }
+
+    deinit {
+        g_main_loop_quit(loop)
+        if let source = g_main_context_find_source_by_id(context, sourceID) { g_source_destroy(source) }
+        g_main_loop_unref(loop)
+        g_main_context_unref(context)
+        g_object_unref(UnsafeMutableRawPointer(server))
+    }
+}
+
+@Suite(.serialized) struct RTSPTests {
+    /// Barscope scans the served stream over TCP and over UDP and finds the codes with the right text.
+    @Test(arguments: ["tcp", "udp"])
+    func scansAnRTSPStream(transport: String) throws {
+        let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 60))
+        let server = try TestRTSPServer(clip: clip)
+        #expect(server.port > 0)
+        var c = RunConfiguration()
+        c.input = try InputSource.parse(server.url)
+        c.rtspTransport = transport
+        c.rtspLatencyMs = 200
+        let (summary, log) = try runScan(c)
+        let seen = Set(log.all.compactMap { e -> String? in
+            if case .appeared(_, _, let d, _) = e { return d.data }
+            return nil
+        })
+        #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"], "over \(transport)")
+        #expect(summary.frames >= 30, "a live stream may drop frames before the scanner, not most of them")
+        withExtendedLifetime(server) {}
+    }
+
+    /// A closed loopback port fails within a bounded time, with one line naming the URL (password hidden).
+    @Test func closedPortFailsQuicklyWithoutThePassword() throws {
+        var c = RunConfiguration()
+        c.input = try InputSource.parse("rtsp://admin:s3cret@127.0.0.1:1/stream")
+        let start = Date()
+        #expect(throws: BarscopeError.self) { try runScan(c) }
+        do { _ = try runScan(c) } catch {
+            #expect(!"\(error)".contains("s3cret"))
+            #expect("\(error)".contains("rtsp://admin:***@127.0.0.1:1/stream"))
+        }
+        #expect(Date().timeIntervalSince(start) < 30)
+    }
+}
