@@ -45,9 +45,10 @@ let package = Package(
             name: "BarscopeElement",
             dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
         .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
+        .target(name: "CTestRTSPServer", dependencies: ["CGStreamerRTSPServer"], path: "Tests/CTestRTSPServer"),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo", "CGStreamerRTSPServer"],
+            dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo", "CGStreamerRTSPServer", "CTestRTSPServer"],
             exclude: ["Goldens"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope"]),
         .testTarget(

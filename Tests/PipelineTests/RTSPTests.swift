@@ -2,6 +2,7 @@ import Barscope
 import CBarscope
 import CGStreamer
 import CGStreamerRTSPServer
+import CTestRTSPServer
 import Foundation
 import Testing
 
@@ -16,7 +17,8 @@ final class TestRTSPServer: @unchecked Sendable {
     let port: Int32
 
     /// - Parameter clip: an MP4 made by the test (a path of our own, no user input in the launch line).
-    init(clip: String, mount: String = "/demo") throws {
+    /// - Parameter credentials: when given, the server demands them (HTTP basic).
+    init(clip: String, mount: String = "/demo", credentials: (user: String, password: String)? = nil) throws {
         GStreamer.initialize()
         server = gst_rtsp_server_new()
         gst_rtsp_server_set_address(server, "127.0.0.1")
@@ -25,6 +27,9 @@ final class TestRTSPServer: @unchecked Sendable {
         gst_rtsp_media_factory_set_launch(
             factory, "( filesrc location=\(clip) ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )")
         gst_rtsp_media_factory_set_shared(factory, 0)
+        if let credentials {
+            bs_test_rtsp_require_basic_auth(server, factory, credentials.user, credentials.password)
+        }
         let mounts = gst_rtsp_server_get_mount_points(server)!
         gst_rtsp_mount_points_add_factory(mounts, mount, factory)  // takes the factory
         g_object_unref(UnsafeMutableRawPointer(mounts))
@@ -67,6 +72,36 @@ final class TestRTSPServer: @unchecked Sendable {
         })
         #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"], "over \(transport)")
         #expect(summary.frames >= 30, "a live stream may drop frames before the scanner, not most of them")
+        withExtendedLifetime(server) {}
+    }
+
+    /// A server that asks for credentials: the right ones scan; a wrong password and none at all fail with one
+    /// line that says so and never shows the password.
+    @Test func credentials() throws {
+        let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 60))
+        let server = try TestRTSPServer(clip: clip, credentials: ("dock", "open-sesame"))
+        let base = "127.0.0.1:\(server.port)/demo"
+        var c = RunConfiguration()
+        c.rtspTransport = "tcp"
+        c.input = try InputSource.parse("rtsp://dock:open-sesame@\(base)")
+        let (_, log) = try runScan(c)
+        #expect(log.all.contains { if case .appeared = $0 { return true } else { return false } })
+        #expect(!log.all.map(\.jsonLine).joined().contains("open-sesame"))
+        for uri in ["rtsp://dock:wrong-guess@\(base)", "rtsp://\(base)"] {
+            c.input = try InputSource.parse(uri)
+            let start = Date()
+            do {
+                _ = try runScan(c)
+                Issue.record("\(Redact.uri(uri)) was let in")
+            } catch {
+                let message = "\(error)"
+                #expect(!message.contains("wrong-guess") && !message.contains("\n"), "\(message)")
+                #expect(message.contains(uri.contains("@") ? "wrong user name or password" : "asks for a user name"),
+                    "\(message)")
+                #expect(message.hasPrefix(Redact.uri(uri)), "\(message)")
+            }
+            #expect(Date().timeIntervalSince(start) < 30)
+        }
         withExtendedLifetime(server) {}
     }
 

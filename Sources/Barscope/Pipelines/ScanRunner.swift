@@ -298,6 +298,14 @@ public final class ScanRunner {
     private func mapError(_ e: GStreamerError) -> BarscopeError {
         let input = configuration.input.description
         let fromSource = e.source?.contains(":src") ?? false
+        if e.domain == "gst-resource-error-quark" && e.code == GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue {
+            if case .uri(let uri, _) = configuration.input, Redact.uri(uri) != uri {
+                return .badInput("\(input): wrong user name or password (the server said: \(e.message))")
+            }
+            return .badInput(
+                "\(input): the server asks for a user name and password; give them in the URI "
+                    + "(rtsp://user:password@host/...)")
+        }
         if e.isNotFound && fromSource { return .badInput("\(input): not found (\(e.message))") }
         if e.isTypeNotFound || (fromSource && e.domain == "gst-stream-error-quark") {
             return .badInput("\(input): not a video or image GStreamer can read (\(e.message))")
