@@ -34,7 +34,8 @@ let package = Package(
         .target(
             name: "Barscope",
             dependencies: [
-                "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CZBar", "CCairo", "CQREncode", "CBarscope",
+                "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
+                "CQREncode", "CBarscope",
             ]),
         .executableTarget(name: "barscope", dependencies: ["Barscope"]),
         // The element's GObject and plugin boilerplate (C), and its work (Swift, the same library as the tool's).

@@ -67,6 +67,8 @@ enum Help {
                                  leaves a playable file) or PATH.mkv
           --segment N            with --record: a new file every N seconds, PATH-00000.mp4, -00001, ...
           --display              show the annotated video in a window
+          --serve-rtsp H:P/PATH  serve the annotated video over RTSP (127.0.0.1:8554/dock; loopback
+                                 unless a host is given)
           --snapshots DIR        save the annotated frame as PNG each time a new code appears
           --style KEY=VALUE      overlay style, repeatable: line-color, line-width, corner-radius,
                                  mask-color, box-color, box-width, box-fill, polygon-color,

@@ -17,7 +17,7 @@ enum RunCommand {
         "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"),
         "--search-every": ("decoder", "search-every"), "--record": ("record", "path"),
         "--segment": ("record", "segment-seconds"), "--events": ("events", "path"),
-        "--snapshots": ("snapshots", "folder"),
+        "--snapshots": ("snapshots", "folder"), "--serve-rtsp": ("rtsp", "serve"),
     ]
     /// Flags without a value, and the pipeline key each one turns on.
     static let switchFlags: [String: (section: String, key: String, value: String)] = [

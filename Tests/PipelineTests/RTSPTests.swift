@@ -4,6 +4,7 @@ import CGStreamer
 import CGStreamerRTSPServer
 import CTestRTSPServer
 import Foundation
+import Synchronization
 import Testing
 
 /// A real RTSP server (gst-rtsp-server) on a free loopback port, in this process, serving an H.264 clip of the
@@ -116,5 +117,47 @@ final class TestRTSPServer: @unchecked Sendable {
             #expect("\(error)".contains("rtsp://admin:***@127.0.0.1:1/stream"))
         }
         #expect(Date().timeIntervalSince(start) < 30)
+    }
+
+    /// --serve-rtsp: a client in this test reads the served stream and decodes the codes from the annotated video.
+    @Test func servesTheAnnotatedStream() throws {
+        var producer = RunConfiguration()
+        producer.input = .demo(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 0, live: true))
+        producer.serveRTSP = "127.0.0.1:0/dock"  // port 0: any free one; the `serving` event gives the URL
+        let served = Mutex<String?>(nil)
+        let producerRunner = ScanRunner(configuration: producer) { e in
+            if case .serving(let url) = e { served.withLock { $0 = url } }
+        }
+        let producerDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? producerRunner.run()
+            producerDone.signal()
+        }
+        defer {
+            producerRunner.stop()
+            _ = producerDone.wait(timeout: .now() + 15)
+        }
+        for _ in 0..<50 where served.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.1) }
+        let url = try #require(served.withLock { $0 }, "no serving event")
+        #expect(url.hasPrefix("rtsp://127.0.0.1:") && url.hasSuffix("/dock"))
+
+        var client = RunConfiguration()
+        client.input = try InputSource.parse(url)
+        client.rtspTransport = "tcp"
+        let log = EventLog()
+        let clientRunner = ScanRunner(configuration: client) { log.append($0) }
+        let clientDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? clientRunner.run()
+            clientDone.signal()
+        }
+        Thread.sleep(forTimeInterval: 4)
+        clientRunner.stop()
+        #expect(clientDone.wait(timeout: .now() + 15) == .success, "the client stops when asked")
+        let seen = Set(log.all.compactMap { e -> String? in
+            if case .appeared(_, _, let d, _) = e { return d.data }
+            return nil
+        })
+        #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"])
     }
 }

@@ -10,6 +10,8 @@ public enum Event: Sendable, Equatable {
     case lost(frame: Int, ptsNs: UInt64?, track: Int, type: String, data: String, framesSeen: Int)
     /// The annotated frame on which codes appeared was saved as PNG (`--snapshots`).
     case snapshot(frame: Int, ptsNs: UInt64?, path: String, tracks: [Int])
+    /// The annotated stream is served over RTSP at this URL (`--serve-rtsp`).
+    case serving(url: String)
     /// The pipeline changed state (`playing`, `paused`, ...).
     case state(String)
     /// Something went wrong but the run goes on.
@@ -25,6 +27,7 @@ public enum Event: Sendable, Equatable {
         case .appeared: return "appeared"
         case .lost: return "lost"
         case .snapshot: return "snapshot"
+        case .serving: return "serving"
         case .state: return "state"
         case .warning: return "warning"
         case .error: return "error"
@@ -54,6 +57,7 @@ public enum Event: Sendable, Equatable {
                 ("frame", .int(frame)), ("pts_ns", pts(ptsNs)), ("path", .string(path)),
                 ("tracks", .array(tracks.map { .int($0) })),
             ]
+        case .serving(let url): f.append(("url", .string(url)))
         case .state(let s): f.append(("state", .string(s)))
         case .warning(let m, let s), .error(let m, let s):
             f.append(("message", .string(m)))

@@ -29,7 +29,8 @@ public enum GStreamer {
         case "avdec_h264": return "gstreamer1.0-libav"
         case "cairooverlay", "videocrop", "matroskamux", "qtdemux", "rtspsrc", "ximagesink", "mp4mux", "splitmuxsink":
             return "gstreamer1.0-plugins-good"
-        case "h264parse", "zbar": return "gstreamer1.0-plugins-bad"
+        case "h264parse", "zbar", "intervideosink", "intervideosrc": return "gstreamer1.0-plugins-bad"
+        case "rtph264pay": return "gstreamer1.0-plugins-good"
         case "autovideosink": return "gstreamer1.0-plugins-good"
         default: return "gstreamer1.0-plugins-base"
         }

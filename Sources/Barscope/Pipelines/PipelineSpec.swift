@@ -28,6 +28,7 @@ public struct PipelineSpec: Sendable {
         "tracking": ["every-frame", "lost-after-frames"],
         "record": ["path", "segment-seconds"],
         "display": ["enabled"],
+        "rtsp": ["serve"],
         "events": ["path"],
         "snapshots": ["folder"],
     ]
@@ -246,6 +247,7 @@ public struct PipelineSpec: Sendable {
                 "\(values["record.segment-seconds"]!.origin): [record] segment-seconds: needs [record] path")
         }
         if let v = try bool("display.enabled") { c.display = v }
+        c.serveRTSP = text("rtsp.serve")
         c.snapshotFolder = text("snapshots.folder")
         return (c, text("events.path") ?? "-")
     }

@@ -30,11 +30,13 @@ public struct RunConfiguration: Sendable {
 
     public init() {}
 
+    /// Serve the annotated stream over RTSP: `HOST:PORT/PATH` (loopback unless a host is given).
+    public var serveRTSP: String? = nil
     /// A folder where, for each new code, the annotated frame is saved as PNG.
     public var snapshotFolder: String? = nil
 
     /// Whether the overlay branch exists at all (nothing draws when nobody watches).
-    var draws: Bool { recording != nil || display || snapshotFolder != nil }
+    var draws: Bool { recording != nil || display || snapshotFolder != nil || serveRTSP != nil }
 }
 
 /// What a finished run measured.

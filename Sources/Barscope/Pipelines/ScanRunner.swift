@@ -12,9 +12,14 @@ import Synchronization
 ///                └─► queue ─► cairooverlay (viewfinder, mask, codes, labels) ─► tee ─► MP4 | window
 ///
 /// The overlay branch exists only when something shows or records the picture.
-public final class ScanRunner {
+/// Sendable: immutable but for the stop flag, an atomic; `stop()` may come from any thread.
+public final class ScanRunner: Sendable {
     public let configuration: RunConfiguration
     private let onEvent: @Sendable (Event) -> Void
+    private let stopRequested = Atomic<Bool>(false)
+
+    /// Asks a running graph to finish, as SIGINT does: EOS first (recordings are completed), from any thread.
+    public func stop() { stopRequested.store(true, ordering: .relaxed) }
 
     /// - Parameter onEvent: called for every event, from GStreamer's threads and the caller's; must not block long.
     public init(configuration: RunConfiguration, onEvent: @escaping @Sendable (Event) -> Void) {
@@ -44,7 +49,11 @@ public final class ScanRunner {
                     d += " ! \(r.muxer) name=mux ! filesink name=rec async=false"
                 }
             }
-            if c.recording == nil && !c.display {
+            if c.serveRTSP != nil {
+                // Live clients take the newest frames; the served media starts from the matching intervideosrc.
+                d += " out. ! queue name=rtspq leaky=downstream max-size-buffers=2 ! intervideosink name=rtspout"
+            }
+            if c.recording == nil && !c.display && c.serveRTSP == nil {
                 // Drawn only for --snapshots: the frames end here.
                 d += " out. ! fakesink sync=false async=false"
             }
@@ -82,6 +91,7 @@ public final class ScanRunner {
             factories += ["x264enc", "h264parse", r.muxer, "filesink"] + (r.segmentSeconds != nil ? ["splitmuxsink"] : [])
         }
         if c.display { factories.append("autovideosink") }
+        if c.serveRTSP != nil { factories += ["intervideosink", "intervideosrc", "x264enc", "rtph264pay"] }
         try GStreamer.require(factories)
         if let r = c.recording { try Self.checkWritable(r.path) }
         if let folder = c.snapshotFolder {
@@ -96,7 +106,12 @@ public final class ScanRunner {
                     + "(\(c.viewfinder.minimumInset.description))")
         }
 
+        // Bound before the graph exists, so that a busy port fails at once.
+        let rtspOut = try c.serveRTSP.map { try RTSPOut(endpoint: try RTSPOut.Endpoint(parsing: $0)) }
+        if let rtspOut { onEvent(.serving(url: rtspOut.url)) }
         let pipeline = try Pipeline(launch: Self.description(for: c))
+        if let rtspOut, let sink = pipeline.child("rtspout") { bs_set_string(sink, "channel", rtspOut.channel) }
+        defer { withExtendedLifetime(rtspOut) {} }
         let live = c.input.isLive
         let context = ScanContext(configuration: c, frameAccurate: !live, emit: onEvent)
         try configure(pipeline, context: context, live: live)
@@ -128,7 +143,7 @@ public final class ScanRunner {
             var handledSignals: Int32 = 0
             var eosDeadline: Date? = nil
             loop: while true {
-                let requests = bs_stop_requests()
+                let requests = bs_stop_requests() + (stopRequested.load(ordering: .relaxed) && eosDeadline == nil ? 1 : 0)
                 if requests > handledSignals {
                     handledSignals = requests
                     if eosDeadline == nil {
