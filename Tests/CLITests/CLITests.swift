@@ -46,6 +46,16 @@ struct Tool {
             stderr: String(decoding: e, as: UTF8.self))
     }
 
+    /// Plays a recording back through barscope itself and returns how many frames it holds (-1 if it does not play).
+    static func framesIn(_ path: String) throws -> Int {
+        let replay = try run(["run", path, "--viewfinder", "off", "--quiet"])
+        guard replay.status == 0 else { return -1 }
+        let eos = replay.stdout.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        return eos?["frames"] as? Int ?? -1
+    }
+
     static let folder: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-cli-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -72,12 +82,7 @@ struct Tool {
         #expect(Date().timeIntervalSince(stopped) < 10, "bounded wait for the file to be finished")
         #expect(p.terminationStatus == 128 + signal.0)
         // Play it back: the frames up to the signal (about 2 s at 30 frames/s), every one readable.
-        let replay = try Tool.run(["run", mp4, "--every-frame", "--viewfinder", "off", "--quiet"])
-        #expect(replay.status == 0, "\(replay.stderr)")
-        let eos = replay.stdout.split(separator: "\n").last.flatMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-        let frames = eos?["frames"] as? Int ?? 0
+        let frames = try Tool.framesIn(mp4)
         #expect(frames >= 45 && frames <= 90, "\(frames) frames recorded in about 2 s")
     }
 
@@ -93,12 +98,7 @@ struct Tool {
         Thread.sleep(forTimeInterval: 4)
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
-        let replay = try Tool.run(["run", mp4, "--viewfinder", "off", "--quiet"])
-        #expect(replay.status == 0, "\(replay.stderr)")
-        let eos = replay.stdout.split(separator: "\n").last.flatMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-        let frames = eos?["frames"] as? Int ?? 0
+        let frames = try Tool.framesIn(mp4)
         // About 4 s were captured; at most the last 2 s (and the start-up) may be missing.
         #expect(frames >= 45, "\(frames) frames survived")
     }
@@ -121,8 +121,7 @@ struct Tool {
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         #expect(Date().timeIntervalSince(start) < 20, "150 frames at 30/s, plus at most 5 s for the last events")
-        let replay = try Tool.run(["run", mp4, "--viewfinder", "off", "--quiet"])
-        #expect(replay.stdout.contains(#""event":"eos","frames":150"#), "every frame recorded")
+        #expect(try Tool.framesIn(mp4) == 150, "every frame recorded")
         _ = unread
     }
 

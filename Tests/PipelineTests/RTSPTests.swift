@@ -7,51 +7,15 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A real RTSP server (gst-rtsp-server) on a free loopback port, in this process, serving an H.264 clip of the
-/// demo source; its own GLib main loop runs on a thread of its own.
-final class TestRTSPServer: @unchecked Sendable {
-    // Sendable: made once, then only read; GLib objects are used from the loop's thread or released in deinit.
-    private let server: UnsafeMutablePointer<GstRTSPServer>
-    private let context: OpaquePointer
-    private let loop: OpaquePointer
-    private let sourceID: UInt32
-    let port: Int32
-
-    /// - Parameter clip: an MP4 made by the test (a path of our own, no user input in the launch line).
-    /// - Parameter credentials: when given, the server demands them (HTTP basic).
-    init(clip: String, mount: String = "/demo", credentials: (user: String, password: String)? = nil) throws {
-        GStreamer.initialize()
-        server = gst_rtsp_server_new()
-        gst_rtsp_server_set_address(server, "127.0.0.1")
-        gst_rtsp_server_set_service(server, "0")  // any free port
-        let factory = gst_rtsp_media_factory_new()!
-        gst_rtsp_media_factory_set_launch(
-            factory, "( filesrc location=\(clip) ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )")
-        gst_rtsp_media_factory_set_shared(factory, 0)
-        if let credentials {
-            bs_test_rtsp_require_basic_auth(server, factory, credentials.user, credentials.password)
-        }
-        let mounts = gst_rtsp_server_get_mount_points(server)!
-        gst_rtsp_mount_points_add_factory(mounts, mount, factory)  // takes the factory
-        g_object_unref(UnsafeMutableRawPointer(mounts))
-        context = g_main_context_new()
-        sourceID = gst_rtsp_server_attach(server, context)
-        guard sourceID != 0 else { throw BarscopeError.badInput("test RTSP server: cannot listen on 127.0.0.1") }
-        port = gst_rtsp_server_get_bound_port(server)
-        loop = g_main_loop_new(context, 0)
-        // The thread holds the loop, not this object, so deinit can quit it.
-        nonisolated(unsafe) let running = loop
-        Thread.detachNewThread { g_main_loop_run(running) }
-    }
-
-    var url: String { "rtsp://127.0.0.1:\(port)/demo" }
-
-    deinit {
-        g_main_loop_quit(loop)
-        if let source = g_main_context_find_source_by_id(context, sourceID) { g_source_destroy(source) }
-        g_main_loop_unref(loop)
-        g_main_context_unref(context)
-        g_object_unref(UnsafeMutableRawPointer(server))
+/// A real RTSP server (gst-rtsp-server, the library's `RTSPServer`) on a free loopback port, in this process,
+/// serving an H.264 clip of the demo source, optionally behind HTTP basic authentication.
+func testRTSPServer(clip: String, credentials: (user: String, password: String)? = nil) throws -> RTSPServer {
+    // The clip path is the test's own temporary file, not user input.
+    try RTSPServer(
+        host: "127.0.0.1", port: 0, path: "/demo",
+        launch: "( filesrc location=\(clip) ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )", shared: false
+    ) { server, factory in
+        if let credentials { bs_test_rtsp_require_basic_auth(server, factory, credentials.user, credentials.password) }
     }
 }
 
@@ -60,7 +24,7 @@ final class TestRTSPServer: @unchecked Sendable {
     @Test(arguments: ["tcp", "udp"])
     func scansAnRTSPStream(transport: String) throws {
         let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 60))
-        let server = try TestRTSPServer(clip: clip)
+        let server = try testRTSPServer(clip: clip)
         #expect(server.port > 0)
         var c = RunConfiguration()
         c.input = try InputSource.parse(server.url)
@@ -80,7 +44,7 @@ final class TestRTSPServer: @unchecked Sendable {
     /// line that says so and never shows the password.
     @Test func credentials() throws {
         let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 60))
-        let server = try TestRTSPServer(clip: clip, credentials: ("dock", "open-sesame"))
+        let server = try testRTSPServer(clip: clip, credentials: ("dock", "open-sesame"))
         let base = "127.0.0.1:\(server.port)/demo"
         var c = RunConfiguration()
         c.rtspTransport = "tcp"
