@@ -43,6 +43,8 @@ enum Help {
           --live                 pace the demo like a camera instead of as fast as possible
           --rtsp-transport T     RTSP over tcp or udp (default: udp, then tcp)
           --latency MS           RTSP jitter buffer in milliseconds
+          --reconnect-attempts N when an RTSP source fails, rebuild and retry N times (default 10, 0 = for
+                                 ever), waiting 1, 2, 4 ... 30 s; events reconnecting, recovered, gave-up
 
         Scanning:
           --viewfinder W:H|off   region of interest: the largest W:H rectangle inside the insets, centred

@@ -31,6 +31,7 @@ enum RunCommand {
         var sets: [String] = []
         var quiet = false
         var help = false
+        var reconnect = ReconnectPolicy()
         var args = Arguments(command: "run", tokens)
         try args.parse { option, next in
             if let target = valueFlags[option] {
@@ -61,6 +62,9 @@ enum RunCommand {
                 }
                 assignments.append(("overlay", pair[0], pair[1], "--style"))
             case "--set": sets.append(try next())
+            case "--reconnect-attempts":
+                let n = try parseInt(try next(), option: "--reconnect-attempts", min: 0)
+                reconnect.maxAttempts = n == 0 ? nil : n
             case "--quiet", "-q": quiet = true
             case "--help", "-h": help = true
             default: return false
@@ -101,7 +105,7 @@ enum RunCommand {
         StopSignals.install()
         let summary: RunSummary
         do {
-            summary = try ScanRunner(configuration: c) { writer.write($0) }.run()
+            summary = try ScanRunner.runReconnecting(c, policy: reconnect) { writer.write($0) }
         } catch {
             writer.close()
             throw error

@@ -13,11 +13,11 @@ enum Media {
     private static let made = Mutex<[String: String]>([:])
 
     /// An H.264 MP4 of the demo scene (made once per size and length).
-    static func demoClip(_ options: DemoOptions) throws -> String {
-        let name = "demo-\(options.size.width)x\(options.size.height)-\(options.frames).mp4"
+    static func demoClip(_ options: DemoOptions, bFrames: Bool = true) throws -> String {
+        let name = "demo-\(options.size.width)x\(options.size.height)-\(options.frames)\(bFrames ? "" : "-nob").mp4"
         let path = folder.appendingPathComponent(name).path
         if made.withLock({ $0[name] }) != nil { return path }
-        try DemoClip.writeMP4(to: path, options: options)
+        try DemoClip.writeMP4(to: path, options: options, bFrames: bFrames)
         made.withLock { $0[name] = path }
         return path
     }

@@ -7,7 +7,9 @@ import Foundation
 public enum DemoClip {
     /// Encodes `options.frames` frames of the demo scene with x264 into an MP4 (the test and bench media):
     /// `appsrc ! videoconvert ! I420 ! x264enc ! h264parse ! mp4mux ! filesink`.
-    public static func writeMP4(to path: String, options: DemoOptions) throws {
+    /// - Parameter bFrames: x264's default B-frames (the first pts is then 66.7 ms, as from many encoders); off
+    ///   gives a stream whose decode and presentation order agree.
+    public static func writeMP4(to path: String, options: DemoOptions, bFrames: Bool = true) throws {
         try GStreamer.require(["appsrc", "videoconvert", "x264enc", "h264parse", "mp4mux", "filesink"])
         var o = options
         o.live = false
@@ -23,6 +25,7 @@ public enum DemoClip {
         setProperty(enc, "pass", "qual")
         bs_set_uint(enc, "quantizer", 20)
         bs_set_uint(enc, "key-int-max", UInt32(2 * o.fps))
+        if !bFrames { bs_set_uint(enc, "bframes", 0) }
         bs_set_string(out, "location", path)
         try pipeline.playToEnd()
     }

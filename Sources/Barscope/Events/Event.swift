@@ -10,6 +10,12 @@ public enum Event: Sendable, Equatable {
     case lost(frame: Int, ptsNs: UInt64?, track: Int, type: String, data: String, framesSeen: Int)
     /// The annotated frame on which codes appeared was saved as PNG (`--snapshots`).
     case snapshot(frame: Int, ptsNs: UInt64?, path: String, tracks: [Int])
+    /// A network source failed; the pipeline is rebuilt after `delaySeconds`.
+    case reconnecting(attempt: Int, delaySeconds: Double, reason: String)
+    /// Frames flow again after `attempts` reconnection attempts.
+    case recovered(attempts: Int)
+    /// The attempts ran out.
+    case gaveUp(attempts: Int, reason: String)
     /// The annotated stream is served over RTSP at this URL (`--serve-rtsp`).
     case serving(url: String)
     /// The pipeline changed state (`playing`, `paused`, ...).
@@ -28,6 +34,9 @@ public enum Event: Sendable, Equatable {
         case .lost: return "lost"
         case .snapshot: return "snapshot"
         case .serving: return "serving"
+        case .reconnecting: return "reconnecting"
+        case .recovered: return "recovered"
+        case .gaveUp: return "gave-up"
         case .state: return "state"
         case .warning: return "warning"
         case .error: return "error"
@@ -58,6 +67,10 @@ public enum Event: Sendable, Equatable {
                 ("tracks", .array(tracks.map { .int($0) })),
             ]
         case .serving(let url): f.append(("url", .string(url)))
+        case .reconnecting(let attempt, let delay, let reason):
+            f += [("attempt", .int(attempt)), ("delay_s", .double(delay)), ("reason", .string(reason))]
+        case .recovered(let attempts): f.append(("attempts", .int(attempts)))
+        case .gaveUp(let attempts, let reason): f += [("attempts", .int(attempts)), ("reason", .string(reason))]
         case .state(let s): f.append(("state", .string(s)))
         case .warning(let m, let s), .error(let m, let s):
             f.append(("message", .string(m)))

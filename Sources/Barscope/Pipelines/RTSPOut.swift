@@ -49,6 +49,12 @@ public final class RTSPServer: @unchecked Sendable {
         thread.start()
     }
 
+    /// Drops every connected client, as a server going away does.
+    public func disconnectAll() {
+        let kept = gst_rtsp_server_client_filter(server, { _, _, _ in GST_RTSP_FILTER_REMOVE }, nil)
+        if let kept { g_list_free(kept) }  // REMOVE keeps none; nothing to unref
+    }
+
     deinit {
         g_main_loop_quit(loop)
         if let source = g_main_context_find_source_by_id(context, sourceID) { g_source_destroy(source) }

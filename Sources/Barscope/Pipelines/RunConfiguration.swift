@@ -6,6 +6,8 @@ public struct RunConfiguration: Sendable {
     /// RTSP sources: `tcp` or `udp` (nil: rtspsrc's default, UDP first then TCP), and the jitter buffer in ms.
     public var rtspTransport: String? = nil
     public var rtspLatencyMs: Int? = nil
+    /// Network sources: no frame for this many seconds is a fault (a stalled stream that never closes).
+    public var watchdogSeconds: Double = 5
     public var viewfinder = Viewfinder()
     public var scanner = ScannerSettings()
     /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.

@@ -139,6 +139,12 @@ public final class ScanRunner: Sendable {
                 throw BarscopeError.pipeline(
                     GStreamerError(domain: "barscope", code: 0, message: "\(c.input): the pipeline would not start"))
             }
+            // The watchdog: a network stream that stops sending without closing is a fault.
+            let watched: Bool = {
+                if case .uri(let u, _) = c.input { return !u.lowercased().hasPrefix("file:") }
+                return false
+            }()
+            context.lastArrival.withLock { $0 = Date() }
             // Signals received while starting count too (the handler was installed before).
             var handledSignals: Int32 = 0
             var eosDeadline: Date? = nil
@@ -161,6 +167,12 @@ public final class ScanRunner: Sendable {
                     break loop
                 }
                 if let problem = context.fatal.withLock({ $0 }) { throw problem }
+                if watched, eosDeadline == nil, context.lastArrival.withLock({ Date().timeIntervalSince($0) }) > c.watchdogSeconds {
+                    throw BarscopeError.pipeline(
+                        GStreamerError(
+                            domain: "barscope", code: 0,
+                            message: "\(c.input): no frame for \(Int(c.watchdogSeconds)) s (the stream stalled)"))
+                }
                 guard let msg = pipeline.popMessage(timeoutNs: 100_000_000) else { continue }
                 defer { gst_message_unref(msg) }
                 switch bs_message_type(msg) {
@@ -391,6 +403,8 @@ final class ScanContext: @unchecked Sendable {
     /// Frames (by pts) on which a code appeared, whose annotated picture `--snapshots` keeps.
     let snapshotsDue = Mutex<[UInt64: (frame: Int, tracks: [Int])]>([:])
     let latency = Mutex(Latency())
+    /// When the last frame reached the tee (the watchdog's clock).
+    let lastArrival = Mutex(Date())
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
     let renderer: OverlayRenderer
@@ -431,6 +445,7 @@ final class ScanContext: @unchecked Sendable {
         if let buffer = bs_probe_buffer(info) {
             let pts = bs_buffer_pts(buffer)
             let now = ContinuousClock.now
+            lastArrival.withLock { $0 = Date() }
             let frame = numbers.withLock { n -> Int in
                 n.pending.append((pts == .max ? nil : UInt64(pts), n.next))
                 n.next += 1

@@ -1,0 +1,110 @@
+import CBarscope
+import Foundation
+
+/// How a network source comes back after it fails: capped exponential backoff, a bounded number of attempts.
+public struct ReconnectPolicy: Hashable, Sendable {
+    public var initialDelay: Double = 1
+    public var maxDelay: Double = 30
+    /// nil: keep trying for ever.
+    public var maxAttempts: Int? = 10
+    public init(initialDelay: Double = 1, maxDelay: Double = 30, maxAttempts: Int? = 10) {
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.maxAttempts = maxAttempts
+    }
+    /// The wait before attempt `n` (1-based): 1, 2, 4, ... seconds, at most `maxDelay`.
+    public func delay(attempt n: Int) -> Double { min(maxDelay, initialDelay * pow(2, Double(max(0, n - 1)))) }
+}
+
+/// Stops a reconnecting run from any thread: the current pipeline finishes (EOS), and no reconnection follows.
+public final class RunControl: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let current = Mutex<ScanRunner?>(nil)
+    public init() {}
+    public func stop() {
+        stopped.store(true, ordering: .relaxed)
+        current.withLock { $0?.stop() }
+    }
+    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    func attach(_ runner: ScanRunner) {
+        current.withLock { $0 = runner }
+        if isStopped { runner.stop() }
+    }
+}
+
+extension ScanRunner {
+    /// Runs, and when an RTSP source fails (the server went away, the network dropped), rebuilds the whole
+    /// pipeline and runs again after the policy's backoff, saying so in events: `reconnecting` (attempt, delay,
+    /// reason), `recovered` once frames flow again, `gave-up` when the attempts run out. A recording continues in
+    /// a new file per reconnection (`NAME-1.mp4`, `NAME-2.mp4`, ...), so what was written stays playable.
+    /// An RTSP stream that ends without being asked to (the server closed it) counts as a disconnection too:
+    /// cameras do not end. Other sources, stop requests (signals, `control`) end the run as `run()` does.
+    public static func runReconnecting(
+        _ configuration: RunConfiguration, policy: ReconnectPolicy, control: RunControl = RunControl(),
+        onEvent: @escaping @Sendable (Event) -> Void
+    ) throws -> RunSummary {
+        var c = configuration
+        var attempt = 0
+        var session = 0
+        let networked: Bool = {
+            if case .uri(let u, _) = configuration.input { return u.lowercased().hasPrefix("rtsp") }
+            return false
+        }()
+        while true {
+            let resumed = attempt > 0
+            let attemptsSoFar = attempt
+            let recovered = Atomic<Bool>(false)
+            let played = Atomic<Bool>(false)
+            let runner = ScanRunner(configuration: c) { event in
+                if case .state("playing") = event { played.store(true, ordering: .relaxed) }
+                // The first frame scanned after a reconnection: it is back.
+                if resumed, !recovered.load(ordering: .relaxed), case .state("playing") = event {
+                    recovered.store(true, ordering: .relaxed)
+                    onEvent(.recovered(attempts: attemptsSoFar))
+                }
+                onEvent(event)
+            }
+            control.attach(runner)
+            do {
+                let summary = try runner.run()
+                guard networked, !summary.interrupted, !control.isStopped, bs_stop_requests() == 0 else {
+                    return summary
+                }
+                throw BarscopeError.badInput("\(configuration.input): the stream ended (the server closed it)")
+            } catch let error as BarscopeError {
+                guard networked, bs_stop_requests() == 0, !control.isStopped else { throw error }
+                attempt = recovered.load(ordering: .relaxed) ? 1 : attempt + 1
+                if let max = policy.maxAttempts, attempt > max {
+                    onEvent(.gaveUp(attempts: attempt - 1, reason: error.description))
+                    throw error
+                }
+                let delay = policy.delay(attempt: attempt)
+                onEvent(.reconnecting(attempt: attempt, delaySeconds: delay, reason: error.description))
+                // Wait, but a stop request ends the wait (and the run).
+                let until = Date(timeIntervalSinceNow: delay)
+                while Date() < until {
+                    if bs_stop_requests() > 0 || control.isStopped { throw error }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                // A session that played has its file; one that never connected wrote nothing worth keeping.
+                if let r = configuration.recording, played.load(ordering: .relaxed) {
+                    session += 1
+                    c.recording = r.session(session)
+                }
+            }
+        }
+    }
+}
+
+extension Recording {
+    /// The file of the n-th reconnection: `dock.mp4` → `dock-1.mp4`.
+    public func session(_ n: Int) -> Recording {
+        var r = self
+        let ext = "." + container.rawValue
+        let stem = path.hasSuffix(ext) ? String(path.dropLast(ext.count)) : path
+        r.path = "\(stem)-\(n)\(ext)"
+        return r
+    }
+}
+
+import Synchronization
