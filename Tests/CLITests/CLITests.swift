@@ -46,6 +46,17 @@ struct Tool {
             stderr: String(decoding: e, as: UTF8.self))
     }
 
+    /// Starts the endless live demo recording to `path`, in the background, output discarded.
+    static func startLiveRecording(to path: String) throws -> Process {
+        let p = Process()
+        p.executableURL = url
+        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--record", path, "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
     /// Plays a recording back through barscope itself and returns how many frames it holds (-1 if it does not play).
     static func framesIn(_ path: String) throws -> Int {
         let replay = try run(["run", path, "--viewfinder", "off", "--quiet"])
@@ -69,12 +80,7 @@ struct Tool {
     @Test(arguments: [(SIGINT, "INT"), (SIGTERM, "TERM"), (SIGHUP, "HUP")])
     func signalFinishesTheRecording(signal: (Int32, String)) throws {
         let mp4 = Tool.folder.appendingPathComponent("signal-\(signal.1).mp4").path
-        let p = Process()
-        p.executableURL = Tool.url
-        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--record", mp4, "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try Tool.startLiveRecording(to: mp4)
         Thread.sleep(forTimeInterval: 2)
         kill(p.processIdentifier, signal.0)
         let stopped = Date()
@@ -89,12 +95,7 @@ struct Tool {
     /// SIGKILL: no chance to finish the file, yet the fragmented MP4 plays, holding all but the last seconds.
     @Test func killedRecordingStillPlays() throws {
         let mp4 = Tool.folder.appendingPathComponent("killed.mp4").path
-        let p = Process()
-        p.executableURL = Tool.url
-        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--record", mp4, "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try Tool.startLiveRecording(to: mp4)
         Thread.sleep(forTimeInterval: 4)
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
