@@ -31,7 +31,7 @@ public struct OverlayRenderer: Sendable {
         }
         for d in detections { drawCode(cr, d) }
         if style.showLabels {
-            for d in detections { drawLabel(cr, d, frame: frame) }
+            for d in detections { drawLabel(cr, d, frame: frame, avoiding: detections.map(\.bounds)) }
         }
         if style.showStatus, let status { drawStatus(cr, status, frame: frame) }
     }
@@ -128,7 +128,9 @@ public struct OverlayRenderer: Sendable {
 
     /// The label sits above the code (below it when there is no room), clamped inside the frame, on a dark plate
     /// so that it reads on any background.
-    func drawLabel(_ cr: OpaquePointer, _ d: Detection, frame: Size) {
+    /// The label goes above the code, else below it, else beside it: the first place clear of every code (a label
+    /// over another code's finder pattern made it unreadable in the recording); above when none is.
+    func drawLabel(_ cr: OpaquePointer, _ d: Detection, frame: Size, avoiding codes: [Bounds] = []) {
         let size = style.labelSize > 0 ? style.labelSize : max(12, Double(frame.height) / 40)
         let text = d.data.count > 48 ? String(d.data.prefix(47)) + "…" : d.data
         let label = style.labelFormat.replacingOccurrences(of: "{data}", with: text)
@@ -139,13 +141,23 @@ public struct OverlayRenderer: Sendable {
         cairo_text_extents(cr, label, &ext)
         let pad = size * 0.3
         let w = ext.x_advance + 2 * pad, h = size + 2 * pad
-        var x = Double(d.bounds.x)
         // Clear of the outlines, which stand `outlineGap` away from the code.
-        let gy = style.outlineGap * Double(d.bounds.height) + max(style.boxLineWidth, style.polygonLineWidth) + 2
-        var y = Double(d.bounds.y) - gy - h
-        if y < 0 { y = Double(d.bounds.y + d.bounds.height) + gy }
-        x = max(0, min(x, Double(frame.width) - w))
-        y = max(0, min(y, Double(frame.height) - h))
+        let line = max(style.boxLineWidth, style.polygonLineWidth) + 2
+        let gy = style.outlineGap * Double(d.bounds.height) + line
+        let gx = style.outlineGap * Double(d.bounds.width) + line
+        let b = d.bounds
+        func clamped(_ x: Double, _ y: Double) -> (Double, Double) {
+            (max(0, min(x, Double(frame.width) - w)), max(0, min(y, Double(frame.height) - h)))
+        }
+        let candidates = [
+            clamped(Double(b.x), Double(b.y) - gy - h), clamped(Double(b.x), Double(b.maxY) + gy),
+            clamped(Double(b.maxX) + gx, Double(b.y)), clamped(Double(b.x) - gx - w, Double(b.y)),
+        ]
+        func clear(_ c: (Double, Double)) -> Bool {
+            let r = PixelRect(x: Int(c.0), y: Int(c.1), width: Int(w.rounded(.up)), height: Int(h.rounded(.up)))
+            return !codes.contains { $0.intersects(r) }
+        }
+        let (x, y) = candidates.first(where: clear) ?? candidates[0]
         cairo_new_path(cr)
         cairo_rectangle(cr, x, y, w, h)
         set(cr, style.labelBackground)
