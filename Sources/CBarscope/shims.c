@@ -5,12 +5,9 @@
 void bs_set_string(gpointer o, const char *n, const char *v) { g_object_set(o, n, v, NULL); }
 void bs_set_int(gpointer o, const char *n, gint v) { g_object_set(o, n, v, NULL); }
 void bs_set_uint(gpointer o, const char *n, guint v) { g_object_set(o, n, v, NULL); }
-void bs_set_int64(gpointer o, const char *n, gint64 v) { g_object_set(o, n, v, NULL); }
 void bs_set_uint64(gpointer o, const char *n, guint64 v) { g_object_set(o, n, v, NULL); }
 void bs_set_bool(gpointer o, const char *n, gboolean v) { g_object_set(o, n, v, NULL); }
-void bs_set_double(gpointer o, const char *n, gdouble v) { g_object_set(o, n, v, NULL); }
 void bs_set_pointer_object(gpointer o, const char *n, gpointer v) { g_object_set(o, n, v, NULL); }
-gint bs_get_int(gpointer o, const char *n) { gint v = 0; g_object_get(o, n, &v, NULL); return v; }
 gboolean bs_has_property(gpointer o, const char *n) {
     return g_object_class_find_property(G_OBJECT_GET_CLASS(o), n) != NULL;
 }

@@ -43,17 +43,21 @@ static void settings_copy(const BarscopeSettings *from, BarscopeSettings *to) {
     to->style = g_strdup(from->style);
 }
 
+// Where each string property lives (NULL for the others): set and get share this one map.
+static gchar **string_slot(GstBarscope *self, guint id) {
+    switch (id) {
+    case PROP_VIEWFINDER: return &self->settings.viewfinder;
+    case PROP_INSETS: return &self->settings.insets;
+    case PROP_REGION: return &self->settings.region;
+    case PROP_SYMBOLOGIES: return &self->settings.symbologies;
+    case PROP_STYLE: return &self->settings.style;
+    default: return NULL;
+    }
+}
+
 static void gst_barscope_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
     GstBarscope *self = (GstBarscope *)object;
-    gchar **target = NULL;
-    switch (id) {
-    case PROP_VIEWFINDER: target = &self->settings.viewfinder; break;
-    case PROP_INSETS: target = &self->settings.insets; break;
-    case PROP_REGION: target = &self->settings.region; break;
-    case PROP_SYMBOLOGIES: target = &self->settings.symbologies; break;
-    case PROP_STYLE: target = &self->settings.style; break;
-    default: break;
-    }
+    gchar **target = string_slot(self, id);
     if (target) {
         const gchar *text = g_value_get_string(value);
         gchar *problem = barscope_swift_validate(pspec->name, text);
@@ -86,17 +90,18 @@ static void gst_barscope_set_property(GObject *object, guint id, const GValue *v
 static void gst_barscope_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
     GstBarscope *self = (GstBarscope *)object;
     GST_OBJECT_LOCK(self);
+    gchar **text = string_slot(self, id);
+    if (text) {
+        g_value_set_string(value, *text);
+        GST_OBJECT_UNLOCK(self);
+        return;
+    }
     switch (id) {
     case PROP_MESSAGE: g_value_set_boolean(value, self->settings.message); break;
     case PROP_ATTACH_FRAME: g_value_set_boolean(value, self->settings.attach_frame); break;
     case PROP_CACHE: g_value_set_boolean(value, self->settings.cache); break;
     case PROP_DRAW: g_value_set_boolean(value, self->settings.draw); break;
-    case PROP_VIEWFINDER: g_value_set_string(value, self->settings.viewfinder); break;
-    case PROP_INSETS: g_value_set_string(value, self->settings.insets); break;
-    case PROP_REGION: g_value_set_string(value, self->settings.region); break;
-    case PROP_SYMBOLOGIES: g_value_set_string(value, self->settings.symbologies); break;
     case PROP_THREADS: g_value_set_uint(value, self->settings.threads); break;
-    case PROP_STYLE: g_value_set_string(value, self->settings.style); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);

@@ -38,7 +38,7 @@ public final class ZBarScanner {
     {
         guard let zimage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zimage) }
-        zbar_image_set_format(zimage, fourcc("Y800"))
+        zbar_image_set_format(zimage, y800)
         zbar_image_set_size(zimage, UInt32(image.stride), UInt32(image.height))
         zbar_image_set_crop(zimage, 0, 0, UInt32(image.width), UInt32(image.height))
         zbar_image_set_data(zimage, image.base, UInt(image.stride * image.height), nil)
@@ -83,7 +83,5 @@ public final class ZBarScanner {
     }
 }
 
-func fourcc(_ s: String) -> UInt {
-    let b = Array(s.utf8)
-    return UInt(b[0]) | UInt(b[1]) << 8 | UInt(b[2]) << 16 | UInt(b[3]) << 24
-}
+/// ZBar's name for 8-bit grey, 'Y800' as a little-endian fourcc (computed once, not per frame).
+let y800: UInt = 0x3030_3859

@@ -7,10 +7,7 @@ public enum OrientedBox {
     /// top-left, or the input when it has fewer than three distinct points.
     public static func corners(of points: [Point]) -> [Point] {
         let hull = convexHull(points)
-        guard hull.count >= 3 else {
-            if hull.count == 2 { return hull }
-            return hull
-        }
+        guard hull.count >= 3 else { return hull }
         var best: (area: Double, corners: [Point])? = nil
         for i in 0..<hull.count {
             let a = hull[i], b = hull[(i + 1) % hull.count]

@@ -32,9 +32,10 @@ final class ResultBoard: @unchecked Sendable {
         while byPts[p] == nil && !ended {
             if !condition.wait(until: deadline) { return nil }
         }
-        let found = byPts[p] ?? []
-        // Frames arrive in order: everything up to this one is done with.
-        byPts = byPts.filter { $0.key > p }
+        // The overlay asks for every frame in order, so this frame's entry is the only one done with; earlier ones
+        // can linger only if frames vanished between the branches, and are cleared then.
+        let found = byPts.removeValue(forKey: p) ?? []
+        if byPts.count > 64 { byPts = byPts.filter { $0.key > p } }
         return found
     }
 

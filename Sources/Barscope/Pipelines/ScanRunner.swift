@@ -118,7 +118,6 @@ public final class ScanRunner: Sendable {
 
         let start = Date()
         var interrupted = false
-        let contextPointer = Unmanaged.passUnretained(context).toOpaque()
         defer {
             context.board.end()
             context.searches.end()
@@ -126,7 +125,6 @@ public final class ScanRunner: Sendable {
             context.pool.stop()
         }
         return try withExtendedLifetime(context) {
-            _ = contextPointer
             if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
                 // The reason is on the bus, behind the state changes that came before it.
                 let deadline = Date(timeIntervalSinceNow: 2)

@@ -9,7 +9,6 @@ public final class Tracker {
         public let data: String
         public var center: Point
         public var diagonal: Double
-        public var firstFrame: Int
         public var lastFrame: Int
         public var framesSeen: Int
     }
@@ -47,7 +46,7 @@ public final class Tracker {
                 tracksStarted += 1
                 let t = Track(
                     id: tracksStarted, type: d.type, data: d.data, center: d.center, diagonal: diag,
-                    firstFrame: frame, lastFrame: frame, framesSeen: 1)
+                    lastFrame: frame, framesSeen: 1)
                 tracks.append(t)
                 matched.insert(tracks.count - 1)
                 ids.append(t.id)

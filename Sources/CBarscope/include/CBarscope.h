@@ -12,7 +12,6 @@ typedef struct _cairo cairo_t;
 
 // Field-access macros (GST_BUFFER_PTS, GST_MESSAGE_TYPE, ...) are not importable.
 static inline GstClockTime bs_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
-static inline GstClockTime bs_buffer_duration(GstBuffer *b) { return GST_BUFFER_DURATION(b); }
 static inline void bs_buffer_set_pts(GstBuffer *b, GstClockTime t) { GST_BUFFER_PTS(b) = t; }
 static inline void bs_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BUFFER_DURATION(b) = t; }
 static inline GstMessageType bs_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
@@ -37,27 +36,21 @@ static inline gboolean bs_format_has_luma_plane(GstVideoFormat f) {
         && GST_VIDEO_FORMAT_INFO_PLANE(i, 0) == 0
         && GST_VIDEO_FORMAT_INFO_DEPTH(i, 0) == 8;
 }
-static inline GstClockTime bs_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
 
 // GObject cast macros (G_OBJECT, GST_ELEMENT, GST_BIN, ...) are not importable; these are the casts we use.
 static inline GObject *bs_object(gpointer p) { return G_OBJECT(p); }
-static inline GstElement *bs_element(gpointer p) { return GST_ELEMENT(p); }
 static inline GstBin *bs_bin(gpointer p) { return GST_BIN(p); }
 static inline GstAppSink *bs_app_sink(GstElement *e) { return GST_APP_SINK(e); }
 static inline GstAppSrc *bs_app_src(GstElement *e) { return GST_APP_SRC(e); }
 static inline GstObject *bs_gst_object(gpointer p) { return GST_OBJECT(p); }
-static inline const char *bs_object_type_name(gpointer p) { return G_OBJECT_TYPE_NAME(p); }
 
 // g_object_set/get are varargs.
 void bs_set_string(gpointer object, const char *name, const char *value);
 void bs_set_int(gpointer object, const char *name, gint value);
 void bs_set_uint(gpointer object, const char *name, guint value);
-void bs_set_int64(gpointer object, const char *name, gint64 value);
 void bs_set_uint64(gpointer object, const char *name, guint64 value);
 void bs_set_bool(gpointer object, const char *name, gboolean value);
-void bs_set_double(gpointer object, const char *name, gdouble value);
 void bs_set_pointer_object(gpointer object, const char *name, gpointer value);
-gint bs_get_int(gpointer object, const char *name);
 gboolean bs_has_property(gpointer object, const char *name);
 
 // g_signal_connect is a macro; these name the callback types so Swift passes @convention(c) functions safely.
