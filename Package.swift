@@ -27,6 +27,10 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // zxing-cpp, the second decoding engine (DataMatrix, Aztec, PDF417, Micro QR; character sets ZBar gets wrong).
+        .systemLibrary(name: "CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
+        // zxing-cpp is C++: a few lines of C++ give Swift a plain C call (CZXingReader.h).
+        .target(name: "CZXingReader", dependencies: ["CZXing"]),
         // The only C we write: what Swift cannot import (macros, varargs, casts, signal handlers).
         .target(
             name: "CBarscope",
@@ -35,7 +39,7 @@ let package = Package(
             name: "Barscope",
             dependencies: [
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
-                "CQREncode", "CBarscope",
+                "CQREncode", "CBarscope", "CZXingReader",
             ]),
         .executableTarget(name: "barscope", dependencies: ["Barscope"]),
         // The element's GObject and plugin boilerplate (C), and its work (Swift, the same library as the tool's).
@@ -56,5 +60,6 @@ let package = Package(
             name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo"],
             resources: [.copy("gst-inspect-barscope.txt")]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

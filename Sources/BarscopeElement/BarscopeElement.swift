@@ -59,7 +59,8 @@ final class ElementState: @unchecked Sendable {
         let tracker = Tracker(lostAfterFrames: 5)
     }
 
-    var scanner = ZBarScanner()
+    var scanner = BarcodeReader()
+    var engine = Engine.zbar
     var settings = ScannerSettings()
     var symbologies: String? = nil
     var viewfinderKey: [String?] = []
@@ -68,7 +69,7 @@ final class ElementState: @unchecked Sendable {
     var renderer = OverlayRenderer(style: { var s = OverlayStyle(); s.showStatus = false; return s }())
     var styleKey: String? = nil
     var pool: ScanWorkerPool? = nil
-    var poolKey: (threads: Int, symbologies: String?) = (0, nil)
+    var poolKey: (threads: Int, symbologies: String?, engine: Engine) = (0, nil, .zbar)
     var submitted = 0
     let delivery = Mutex(Delivery())
     /// Region and report settings of each frame handed to the pool, by sequence number.
@@ -88,7 +89,12 @@ final class ElementState: @unchecked Sendable {
             // Validated when set; a value that slipped through is simply skipped.
             settings = ScannerSettings()
             for v in values { try? settings.add(v) }
-            scanner = ZBarScanner(settings: settings)
+            scanner = BarcodeReader(engine: engine, settings: settings)
+        }
+        let engineChoice = s.engine.flatMap { Engine(rawValue: String(cString: $0)) } ?? .zbar
+        if engineChoice != engine {
+            engine = engineChoice
+            scanner = BarcodeReader(engine: engine, settings: settings)
         }
         let styleText = s.style.map { String(cString: $0) }
         if styleText != styleKey {
@@ -126,12 +132,12 @@ final class ElementState: @unchecked Sendable {
         let threads = s.threads == 0 ? ProcessInfo.processInfo.activeProcessorCount : Int(s.threads)
         if threads > 1 && s.draw == 0 && hasLuma {
             // Asynchronous: the frame goes on at once; a worker scans it and its messages follow in order.
-            if pool == nil || poolKey.threads != threads || poolKey.symbologies != symbologies {
+            if pool == nil || poolKey.threads != threads || poolKey.symbologies != symbologies || poolKey.engine != engine {
                 pool?.stop()
-                pool = ScanWorkerPool(workers: threads, settings: settings) { [weak self] scanner, job in
+                pool = ScanWorkerPool(workers: threads, settings: settings, engine: engine) { [weak self] scanner, job in
                     self?.scanQueued(job, with: scanner)
                 }
-                poolKey = (threads, symbologies)
+                poolKey = (threads, symbologies, engine)
             }
             guard let caps = gst_video_info_to_caps(&frame.pointee.info) else { return false }
             let sample = gst_sample_new(frame.pointee.buffer, caps, nil, nil)
@@ -150,7 +156,7 @@ final class ElementState: @unchecked Sendable {
             detections = scanBGR(plane, stride: stride, area: area, mapping: mapping, region: region)
         } else {
             let luma = LumaImage(base: UnsafeRawPointer(plane), width: width, height: height, stride: stride)
-            detections = luma.cropped(to: area).map { scanner.scan($0, mapping: mapping, viewfinder: region) } ?? []
+            detections = luma.cropped(to: area).map { scanner.read($0, mapping: mapping, viewfinder: region) } ?? []
         }
         var now = pending
         now.detections = detections
@@ -170,7 +176,7 @@ final class ElementState: @unchecked Sendable {
     }
 
     /// A scanning thread: scan the frame's region, then post every frame that is ready, in order.
-    func scanQueued(_ job: ScanWorkerPool.Job, with scanner: ZBarScanner) {
+    func scanQueued(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
         guard let entry = jobs.withLock({ $0.removeValue(forKey: job.sequence) }) else { return }
         let region = entry.region
         let mapping = CropMapping(region: region)
@@ -178,7 +184,7 @@ final class ElementState: @unchecked Sendable {
         pending.detections =
             withLumaPlane(of: job.sample) { luma, _ in
                 let area = region.flatMap { luma.cropped(to: $0) } ?? luma
-                return scanner.scan(area, mapping: mapping, viewfinder: region)
+                return scanner.read(area, mapping: mapping, viewfinder: region)
             } ?? []
         pending.sample = gst_sample_ref(job.sample)
         delivery.withLock { d in
@@ -248,7 +254,7 @@ final class ElementState: @unchecked Sendable {
             }
         }
         return grey.withUnsafeBytes { buf in
-            scanner.scan(
+            scanner.read(
                 LumaImage(base: buf.baseAddress!, width: area.width, height: area.height, stride: area.width),
                 mapping: mapping, viewfinder: region)
         }
@@ -297,6 +303,7 @@ public func barscopeSwiftValidate(
         case "style":
             var style = OverlayStyle()
             try style.apply(text ?? "")
+        case "engine": _ = try Engine.parse(text ?? "zbar")
         case "symbologies":
             for v in (text ?? "").split(whereSeparator: { $0 == " " || $0 == "," }) {
                 var s = ScannerSettings()

@@ -20,7 +20,7 @@ G_DEFINE_TYPE(GstBarscope, gst_barscope, GST_TYPE_VIDEO_FILTER)
 
 enum {
     PROP_0, PROP_MESSAGE, PROP_ATTACH_FRAME, PROP_CACHE, PROP_DRAW, PROP_VIEWFINDER, PROP_INSETS, PROP_REGION,
-    PROP_SYMBOLOGIES, PROP_THREADS, PROP_STYLE
+    PROP_SYMBOLOGIES, PROP_THREADS, PROP_STYLE, PROP_ENGINE
 };
 
 #define FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, YUV9, YVU9, BGRx, BGRA }"
@@ -31,6 +31,7 @@ void barscope_settings_clear(BarscopeSettings *s) {
     g_free(s->region);
     g_free(s->symbologies);
     g_free(s->style);
+    g_free(s->engine);
     memset(s, 0, sizeof *s);
 }
 
@@ -41,6 +42,7 @@ static void settings_copy(const BarscopeSettings *from, BarscopeSettings *to) {
     to->region = g_strdup(from->region);
     to->symbologies = g_strdup(from->symbologies);
     to->style = g_strdup(from->style);
+    to->engine = g_strdup(from->engine);
 }
 
 // Where each string property lives (NULL for the others): set and get share this one map.
@@ -51,6 +53,7 @@ static gchar **string_slot(GstBarscope *self, guint id) {
     case PROP_REGION: return &self->settings.region;
     case PROP_SYMBOLOGIES: return &self->settings.symbologies;
     case PROP_STYLE: return &self->settings.style;
+    case PROP_ENGINE: return &self->settings.engine;
     default: return NULL;
     }
 }
@@ -144,6 +147,7 @@ static void gst_barscope_init(GstBarscope *self) {
     self->settings.message = TRUE;
     self->settings.viewfinder = g_strdup("off");
     self->settings.insets = g_strdup("20");
+    self->settings.engine = g_strdup("zbar");
     self->settings.threads = 1;
     self->swift = barscope_swift_new(GST_VIDEO_FILTER(self));
     gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
@@ -192,6 +196,10 @@ static void gst_barscope_class_init(GstBarscopeClass *klass) {
         g_param_spec_string("style", "Style",
             "Overlay style as the barscope tool's --style, 'key=value' pairs separated by ';': "
             "'box-color=#FF8800;labels=off'", NULL, rw));
+    g_object_class_install_property(gobject_class, PROP_ENGINE,
+        g_param_spec_string("engine", "Engine",
+            "Decoding engine: 'zbar' (fastest), 'zxing' (zxing-cpp: also DataMatrix, Aztec, PDF417, Micro QR) or "
+            "'both' (results cross-checked)", "zbar", rw));
 
     gst_element_class_set_static_metadata(element_class, "Barscope barcode scanner", "Filter/Analyzer/Video",
         "Detects barcodes and QR codes (ZBar) within a viewfinder, posts them as messages with their polygons, "

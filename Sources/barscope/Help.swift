@@ -61,6 +61,8 @@ enum Help {
                                  around the codes last seen (moved by their velocity): about 1.5x faster
                                  at 1080p; a new code is reported within 3 frames
           --search-every N       tracked mode with a full search every N frames (default 4)
+          --engine E             decoding engine: zbar (default, fastest), zxing (zxing-cpp: also DataMatrix,
+                                 Aztec, PDF417, Micro QR) or both (results cross-checked)
 
         Output:
           --events PATH|-        JSON Lines events to a file or standard output (default: -)
@@ -90,11 +92,16 @@ enum Help {
         """
 
     static let scan = """
-        Usage: barscope scan IMAGE... [--json] [-S CONFIG]...
+        Usage: barscope scan IMAGE... [--json] [-S CONFIG]... [--engine zbar|zxing|both]
 
         Scans still images (PNG, JPEG, ...) and prints each code as TYPE:data, one a line, as zbarimg does.
-          --json        one JSON object per code instead, with file, type, data, quality, polygon, bounds
-          -S CONFIG     decoder setting in zbarimg syntax (-Sdisable -Sqrcode.enable, -Si25.disable)
+        Both engines read each image (ZBar and zxing-cpp, results cross-checked); an image where nothing is
+        found is read again scaled, rotated, contrast-stretched, inverted, binarized and sharpened (2 s at most).
+          --json        one JSON object per code instead, with file, type, data, quality, polygon, bounds,
+                        engine; a binary payload also as data_base64 with "encoding":"binary"
+          -S CONFIG     decoder setting in zbarimg syntax (-Sdisable -Sqrcode.enable, -Si25.disable); zxing-cpp's
+                        own formats: datamatrix, aztec, microqr, maxicode (-Sdisable -Sdatamatrix.enable)
+          --engine E    zbar, zxing or both (default both)
 
         Exit: 0 if any code was found, 4 if none, 2 on an error (missing file, not an image).
         """

@@ -14,7 +14,7 @@ enum RunCommand {
         "--insets": ("viewfinder", "insets"), "--region": ("viewfinder", "region"),
         "--preferred-height": ("viewfinder", "preferred-height"),
         "--secondary": ("viewfinder", "secondary-aspect-ratio"), "--secondary-insets": ("viewfinder", "secondary-insets"),
-        "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"),
+        "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"), "--engine": ("decoder", "engine"),
         "--search-every": ("decoder", "search-every"), "--record": ("record", "path"),
         "--segment": ("record", "segment-seconds"), "--events": ("events", "path"),
         "--snapshots": ("snapshots", "folder"), "--serve-rtsp": ("rtsp", "serve"),

@@ -8,10 +8,12 @@ enum ScanCommand {
         var settings = ScannerSettings()
         var args = Arguments(command: "scan", tokens)
         var help = false
+        var engine = Engine.both
         try args.parse { option, next in
             switch option {
             case "--json": json = true
             case "-S": try settings.add(try next())
+            case "--engine": engine = try Engine.parse(try next())
             case "--help", "-h": help = true
             default: return false
             }
@@ -22,7 +24,7 @@ enum ScanCommand {
             return 0
         }
         guard !args.positionals.isEmpty else { throw UsageError("scan needs at least one image (see 'barscope scan --help')") }
-        let scanner = ImageScanner(settings: settings)
+        let scanner = ImageScanner(settings: settings, engine: engine)
         var found = 0
         for path in args.positionals {
             for d in try scanner.scan(path: path) {
@@ -30,7 +32,9 @@ enum ScanCommand {
                 if json {
                     var fields = Event.detection(frame: 0, ptsNs: nil, detection: d, track: nil).json
                     if case .object(let f) = fields {
-                        fields = .object([("file", .string(path))] + f.filter { !["event", "frame", "pts_ns"].contains($0.0) })
+                        fields = .object(
+                            [("file", .string(path))] + f.filter { !["event", "frame", "pts_ns"].contains($0.0) }
+                                + [("engine", .string(d.engine))])
                     }
                     print(fields.encoded())
                 } else {

@@ -9,10 +9,13 @@ import Testing
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../shared/testdata/real-photos").standardized
 
-    /// Measured on 2026-11-30 (291 of 374 read, 13 misread; zbarimg reads 285 and misreads 15).
+    /// Measured on 2026-11-30 with both engines and the second passes (347 of 374 read, 5 misread; ZBar alone
+    /// once read 291 with 13 misread; zbarimg reads 285 and misreads 15). Raise these as the reader improves.
     static let minimumRead = [
-        "code128": 15, "code39": 11, "ean13": 47, "ean8": 9, "itf": 20, "qrcode": 101, "upca": 52, "upce": 36,
+        "code128": 16, "code39": 11, "ean13": 55, "ean8": 10, "itf": 20, "qrcode": 125, "upca": 69, "upce": 41,
     ]
+    /// The target: 92% of the set read, at most 5 misread.
+    static let minimumTotal = 345, maximumMisread = 5
 
     @Test func blackBoxCountsPerFormat() throws {
         let manifestURL = Self.folder.appendingPathComponent("manifest.json")
@@ -25,25 +28,35 @@ import Testing
                 let file: String
                 let format: String
                 let expected: String
+                let kind: String
             }
             let images: [Image]
         }
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: manifestURL))
         #expect(manifest.images.count == 374)
         let scanner = ImageScanner()
-        var read: [String: Int] = [:], misread = 0
+        var read: [String: Int] = [:], misread: [String] = [], bySource: [String: (read: Int, of: Int)] = [:]
         for image in manifest.images {
             let found = (try? scanner.scan(path: Self.folder.appendingPathComponent(image.file).path)) ?? []
+            bySource[image.kind, default: (0, 0)].of += 1
             if found.contains(where: { $0.data == image.expected }) {
                 read[image.format, default: 0] += 1
+                bySource[image.kind, default: (0, 0)].read += 1
             } else if !found.isEmpty {
-                misread += 1
+                misread.append("\(image.file): \(found.map(\.data))")
             }
         }
-        print("real photos: read \(read.values.reduce(0, +)) of \(manifest.images.count), misread \(misread): \(read)")
-        for (format, minimum) in Self.minimumRead {
-            #expect(read[format, default: 0] >= minimum, "\(format): \(read[format, default: 0]) < \(minimum)")
+        let total = read.values.reduce(0, +)
+        print("real photos: read \(total) of \(manifest.images.count), misread \(misread.count): \(read)")
+        // Part of the set comes from zxing-cpp's own tests: each source apart.
+        for (kind, n) in bySource.sorted(by: { $0.key < $1.key }) { print("real photos: \(kind): \(n.read) of \(n.of)") }
+        for (format, minimum) in Self.minimumRead.sorted(by: { $0.key < $1.key }) {
+            let got = read[format, default: 0]
+            #expect(got >= minimum, "\(format): \(got) < \(minimum)")
+            // Unexpected extra reads: the count can be raised.
+            if got > minimum { print("real photos: \(format) reads \(got), above its minimum \(minimum): raise it") }
         }
-        #expect(misread <= 13)
+        #expect(total >= Self.minimumTotal)
+        #expect(misread.count <= Self.maximumMisread, "\(misread)")
     }
 }

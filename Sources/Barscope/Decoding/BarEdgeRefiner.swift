@@ -1,3 +1,5 @@
+import Foundation
+
 /// Snaps the ends of a 1D code's box to its outermost bars.
 ///
 /// ZBar reports a linear code's location as points where scan lines finished decoding, which can sit a module or
@@ -5,15 +7,68 @@
 /// finds the outermost dark pixel near each end, within a window well short of the quiet zone, and moves the box
 /// ends there.
 enum BarEdgeRefiner {
+    /// The unit direction across a 1D code's bars (the way they follow one another), from the image's dominant
+    /// edge direction around `area` (the structure tensor of the luma gradient); nil when the edges there have no
+    /// clear direction. Within 3 degrees of an axis it is the axis.
+    static func acrossBars(in image: LumaImage, around area: PixelRect) -> Point? {
+        let grow = max(area.width, area.height) / 4
+        let r = area.expanded(by: grow)
+        let x0 = max(1, r.x), y0 = max(1, r.y), x1 = min(image.width - 1, r.maxX), y1 = min(image.height - 1, r.maxY)
+        guard x1 - x0 >= 8, y1 - y0 >= 3 else { return nil }
+        let src = image.base.assumingMemoryBound(to: UInt8.self)
+        var jxx = 0.0, jyy = 0.0, jxy = 0.0
+        // Every other pixel both ways: a quarter of the work, the same direction.
+        for y in stride(from: y0, to: y1, by: 2) {
+            let row = src + y * image.stride
+            for x in stride(from: x0, to: x1, by: 2) {
+                let gx = Double(Int(row[x + 1]) - Int(row[x - 1]))
+                let gy = Double(Int(row[x + image.stride]) - Int(row[x - image.stride]))
+                jxx += gx * gx
+                jyy += gy * gy
+                jxy += gx * gy
+            }
+        }
+        let trace = jxx + jyy
+        guard trace > 0 else { return nil }
+        // Coherence: how much one direction dominates (1 for parallel bars, 0 for texture without direction).
+        let coherence = ((jxx - jyy) * (jxx - jyy) + 4 * jxy * jxy).squareRoot() / trace
+        guard coherence > 0.5 else { return nil }
+        let angle = 0.5 * atan2(2 * jxy, jxx - jyy)
+        var u = Point(cos(angle), sin(angle))
+        if abs(u.y) < sin(3 * Double.pi / 180) { u = Point(1, 0) }
+        if abs(u.x) < sin(3 * Double.pi / 180) { u = Point(0, 1) }
+        return u
+    }
+
+    /// The box around ZBar's hits with one side across the bars: the hits' extent along `across` and along the bars.
+    static func box(of points: [Point], across u: Point) -> [Point] {
+        guard points.count >= 2 else { return points }
+        let v = Point(-u.y, u.x)
+        let us = points.map { $0.x * u.x + $0.y * u.y }, vs = points.map { $0.x * v.x + $0.y * v.y }
+        let u0 = us.min()!, u1 = us.max()!, v0 = vs.min()!, v1 = vs.max()!
+        func at(_ a: Double, _ b: Double) -> Point { Point(a * u.x + b * v.x, a * u.y + b * v.y) }
+        return OrientedBox.normalizedOrder([at(u0, v0), at(u1, v0), at(u1, v1), at(u0, v1)])
+    }
+
     /// - Parameters:
     ///   - corners: the box in image coordinates, TL, BL, BR, TR order as `OrientedBox` gives it.
-    ///   - alongX: true when the bars follow one another along the image's x axis (ZBar orientation up/down).
-    static func refine(_ corners: [Point], in image: LumaImage, alongX: Bool) -> [Point] {
-        guard corners.count == 4 else { return corners }
+    ///   - across: the unit direction across the bars (the bars follow one another along it).
+    /// What the refiner found: the box, its length across the bars, and whether the code ran out of the image
+    /// before a quiet zone was seen at one of its ends (a code cut by the image's or the crop's edge).
+    struct Refined {
+        var corners: [Point]
+        var length: Double
+        var runsOffImage: Bool
+    }
+
+    static func refine(_ corners: [Point], in image: LumaImage, across uDir: Point) -> Refined {
+        // Unrefined, the box's own extent across the bars stands.
+        let us = corners.map { $0.x * uDir.x + $0.y * uDir.y }
+        let unrefined = Refined(corners: corners, length: (us.max() ?? 0) - (us.min() ?? 0), runsOffImage: false)
+        guard corners.count == 4 else { return unrefined }
         // Name the box by its two axes: u runs across the bars (bar sequence), v along them.
         // Corners are c0..c3 in order around the box; pick the edge pair whose direction best matches u.
         let e01 = corners[1] - corners[0], e03 = corners[3] - corners[0]
-        let uDir = alongX ? Point(1, 0) : Point(0, 1)
         func alignment(_ e: Point) -> Double {
             let len = (e.x * e.x + e.y * e.y).squareRoot()
             return len == 0 ? 0 : abs(e.x * uDir.x + e.y * uDir.y) / len
@@ -22,12 +77,13 @@ enum BarEdgeRefiner {
         let (u, v) = alignment(e03) >= alignment(e01) ? (e03, e01) : (e01, e03)
         let origin = corners[0]
         let length = (u.x * u.x + u.y * u.y).squareRoot()
-        guard length >= 8 else { return corners }
+        guard length >= 8 else { return unrefined }
         let unit = Point(u.x / length, u.y / length)
         let window = max(3.0, 0.04 * length)
 
         var startShifts: [Double] = []
         var endShifts: [Double] = []
+        var linesOffImage = 0
         let reach = Int(length)  // how far past each reported end a missed part of the code may lie
         for r in [0.25, 0.5, 0.75] {
             let base = Point(origin.x + v.x * r, origin.y + v.y * r)
@@ -35,9 +91,12 @@ enum BarEdgeRefiner {
             let from = -Double(reach)
             let count = Int(length) + 2 * reach + 1
             var samples = [UInt8](repeating: 0, count: count)
+            var inside = [Bool](repeating: false, count: count)
             for k in 0..<count {
                 let t = from + Double(k)
-                samples[k] = luma(image, base.x + unit.x * t, base.y + unit.y * t)
+                let x = base.x + unit.x * t, y = base.y + unit.y * t
+                samples[k] = luma(image, x, y)
+                inside[k] = x >= 0 && y >= 0 && x < Double(image.width) && y < Double(image.height)
             }
             // Threshold from the reported code alone, not the background around it.
             let code = samples[reach...(reach + Int(length))]
@@ -53,18 +112,29 @@ enum BarEdgeRefiner {
             else { continue }
             // ...then outward bar by bar while the light gap before the next bar is shorter than a quiet zone
             // (6 of the narrowest bars: codes' widest inner space is 4 modules, their quiet zones at least 7).
-            var narrowest = Int.max, run = 0
+            // The module width from the dark runs' lower quartile, not their minimum: a thin bar sampled across a
+            // tilted, interpolated picture can measure a pixel short, and a quiet zone judged from it would stop
+            // at the first 4-module space inside the code.
+            var runs: [Int] = [], run = 0
             for k in first...last {
                 if dark(k) {
                     run += 1
                 } else if run > 0 {
-                    narrowest = min(narrowest, run)
+                    runs.append(run)
                     run = 0
                 }
             }
-            let quiet = 6 * max(1, narrowest == Int.max ? 1 : narrowest)
+            if run > 0 { runs.append(run) }
+            let module = runs.isEmpty ? 1 : max(1, runs.sorted()[runs.count / 4])
+            let quiet = 6 * module
+            // Walking off the image before a quiet zone is complete: the code may go on past the edge.
+            var offImage = false
             var k = first - 1, gap = 0
             while k >= 0 && gap < quiet {
+                if !inside[k] {
+                    offImage = true
+                    break
+                }
                 if dark(k) {
                     first = k
                     gap = 0
@@ -76,6 +146,10 @@ enum BarEdgeRefiner {
             k = last + 1
             gap = 0
             while k < count && gap < quiet {
+                if !inside[k] {
+                    offImage = true
+                    break
+                }
                 if dark(k) {
                     last = k
                     gap = 0
@@ -84,17 +158,20 @@ enum BarEdgeRefiner {
                 }
                 k += 1
             }
+            if offImage { linesOffImage += 1 }
             startShifts.append(from + Double(first))
             endShifts.append(from + Double(last) + 1 - length)
         }
-        guard !startShifts.isEmpty, !endShifts.isEmpty else { return corners }
+        guard !startShifts.isEmpty, !endShifts.isEmpty else { return unrefined }
         let s0 = median(startShifts), s1 = median(endShifts)
         let (r0, r1) = barEnds(in: image, origin: origin, unit: unit, v: v, from: s0, to: length + s1)
         func at(_ s: Double, _ r: Double) -> Point {
             Point(origin.x + unit.x * s + v.x * r, origin.y + unit.y * s + v.y * r)
         }
         let refined = [at(s0, r0), at(s0, r1), at(length + s1, r1), at(length + s1, r0)]
-        return OrientedBox.normalizedOrder(refined)
+        return Refined(
+            corners: OrientedBox.normalizedOrder(refined), length: length + s1 - s0,
+            runsOffImage: 2 * linesOffImage > startShifts.count)
     }
 
     /// The bars' own top and bottom, as fractions of `v` from the box's first side: ZBar reports only the lines

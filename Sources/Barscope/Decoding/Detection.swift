@@ -12,6 +12,15 @@ public struct Detection: Hashable, Sendable {
     public var bounds: Bounds
     /// Inside the viewfinder region (always true when the viewfinder is off: the whole frame is the region).
     public var inViewfinder: Bool
+    /// The payload's bytes when they are not text (a binary QR payload, bytes that are not UTF-8): events carry
+    /// them as base64 with `"encoding":"binary"`. Nil when `data` is the payload.
+    public var binary: [UInt8]?
+    /// The engine that read it (`zbar`, `zxing`, or `both` when they agreed).
+    public var engine: String = "zbar"
+    /// 1D codes: the box's length across the bars (0 when no box could be made), and whether the code ran out of
+    /// the scanned image before its quiet zone; nil and false when the engine does not say. For plausibility checks.
+    var lengthAcrossBars: Double? = nil
+    var runsOffImage = false
 
     public init(type: String, data: String, quality: Int, polygon: [Point], inViewfinder: Bool = true) {
         self.type = type

@@ -51,27 +51,36 @@ public final class ZBarScanner {
             let type = zbar_symbol_get_type(s)
             let name = String(cString: zbar_get_symbol_name(type))
             let length = Int(zbar_symbol_get_data_length(s))
-            let data: String
-            if let bytes = zbar_symbol_get_data(s) {
-                data = bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-                }
-            } else {
-                data = ""
-            }
+            let bytes: [UInt8] =
+                zbar_symbol_get_data(s).map { p in
+                    p.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+                } ?? []
+            // Bytes that are not UTF-8 (a binary payload) are kept as they are, beside a readable rendering.
+            let text = String(validating: bytes, as: UTF8.self)
+            let data = text ?? String(decoding: bytes, as: UTF8.self)
             var points: [Point] = []
+            var refined: BarEdgeRefiner.Refined? = nil
             for i in 0..<zbar_symbol_get_loc_size(s) {
                 points.append(Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i))))
             }
             if !Self.isTwoDimensional(type) {
                 // 1D: ZBar gives scan-line hits, not corners; box them, then snap the ends to the bars.
+                // The hits are where scan lines entered and left the code; a tilted code's bars are found from
+                // the image itself (its dominant edge direction), and the box is built across them.
                 let orientation = zbar_symbol_get_orientation(s)
                 let alongX = orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
                     || orientation == ZBAR_ORIENT_UNKNOWN
-                points = BarEdgeRefiner.refine(OrientedBox.corners(of: points), in: image, alongX: alongX)
+                let axis = alongX ? Point(1, 0) : Point(0, 1)
+                let across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
+                let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
+                points = r.corners
+                refined = r
             }
             let polygon = points.map(mapping.toFrame)
             var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
+            if text == nil { d.binary = bytes }
+            d.lengthAcrossBars = refined?.length
+            d.runsOffImage = refined?.runsOffImage ?? false
             d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
             found.append(d)
         }
@@ -80,6 +89,11 @@ public final class ZBarScanner {
 
     static func isTwoDimensional(_ type: zbar_symbol_type_t) -> Bool {
         type == ZBAR_QRCODE || type == ZBAR_SQCODE
+    }
+
+    /// 2D by the reported name (both engines' names): these have four real corners and a character set.
+    static func isTwoDimensional(name: String) -> Bool {
+        ["QR-Code", "SQ-Code", "Micro-QR", "DataMatrix", "Aztec", "PDF417", "MaxiCode"].contains(name)
     }
 }
 

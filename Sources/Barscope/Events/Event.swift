@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a run reports, one JSON object per line (JSON Lines). Every event has `event`; frame events have
 /// `pts_ns` (the buffer's own presentation time, never rebased) and `frame` (decoded frames counted from 0).
 /// Coordinates are full-frame pixels whatever the crop.
@@ -90,8 +92,12 @@ public enum Event: Sendable, Equatable {
 
     static func fields(of d: Detection) -> [(String, JSONValue)] {
         func num(_ v: Double) -> JSONValue { v == v.rounded() ? .int(Int(v)) : .double((v * 10).rounded() / 10) }
-        return [
-            ("type", .string(d.type)), ("data", .string(d.data)), ("quality", .int(d.quality)),
+        // A binary payload: the exact bytes as base64, the encoding named; `data` keeps a readable rendering.
+        let payload: [(String, JSONValue)] =
+            d.binary.map { [("encoding", .string("binary")), ("data_base64", .string(Data($0).base64EncodedString()))] }
+            ?? []
+        return [("type", .string(d.type)), ("data", .string(d.data))] + payload + [
+            ("quality", .int(d.quality)),
             ("polygon", .array(d.polygon.map { .array([num($0.x), num($0.y)]) })),
             (
                 "bounds",

@@ -72,6 +72,11 @@ extension PixelRect {
 
     public var center: Point { Point(Double(x) + Double(width) / 2, Double(y) + Double(height) / 2) }
 
+    /// The box grown by `margin` pixels on every side.
+    public func expanded(by margin: Int) -> PixelRect {
+        PixelRect(x: x - margin, y: y - margin, width: width + 2 * margin, height: height + 2 * margin)
+    }
+
     /// True when the two boxes share any area.
     public func intersects(_ other: PixelRect) -> Bool {
         x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY

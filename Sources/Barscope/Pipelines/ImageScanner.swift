@@ -4,12 +4,13 @@ import CGStreamerApp
 import Foundation
 
 /// Scans still images (PNG, JPEG, anything GStreamer decodes), as `zbarimg` does, through the same ZBar stage as
-/// video: `filesrc ! decodebin ! videoconvert ! appsink` (luma formats pass untouched).
+/// video: `filesrc ! decodebin ! videoconvert ! appsink` (luma formats pass untouched). Both engines by default:
+/// a still is worth the time.
 public final class ImageScanner {
-    private let scanner: ZBarScanner
+    private let reader: BarcodeReader
 
-    public init(settings: ScannerSettings = ScannerSettings()) {
-        scanner = ZBarScanner(settings: settings)
+    public init(settings: ScannerSettings = ScannerSettings(), engine: Engine = .both) {
+        reader = BarcodeReader(engine: engine, settings: settings, thorough: true)
     }
 
     /// Scans one image file.
@@ -44,7 +45,7 @@ public final class ImageScanner {
             throw BarscopeError.badInput("\(path): not an image (no picture in it)")
         }
         defer { gst_sample_unref(sample) }
-        guard let found = withLumaPlane(of: sample, { luma, _ in scanner.scan(luma) }) else {
+        guard let found = withLumaPlane(of: sample, { luma, _ in reader.read(luma) }) else {
             throw BarscopeError.badInput("\(path): not an image (no picture in it)")
         }
         return found

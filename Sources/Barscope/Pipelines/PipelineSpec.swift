@@ -23,7 +23,7 @@ public struct PipelineSpec: Sendable {
             "enabled", "aspect-ratio", "insets", "preferred-height", "region", "secondary-aspect-ratio",
             "secondary-insets",
         ],
-        "decoder": ["symbologies", "threads", "tracked", "search-every"],
+        "decoder": ["symbologies", "engine", "threads", "tracked", "search-every"],
         "overlay": OverlayStyle.keys,
         "tracking": ["every-frame", "lost-after-frames"],
         "record": ["path", "segment-seconds"],
@@ -219,6 +219,11 @@ public struct PipelineSpec: Sendable {
         for s in symbologies {
             do { try c.scanner.add(s.text) } catch let e as BarscopeError {
                 throw BarscopeError.badValue(Self.located(s.origin, "decoder", "symbologies", e.description))
+            }
+        }
+        if let v = values["decoder.engine"] {
+            do { c.engine = try Engine.parse(v.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(v.origin, "decoder", "engine", e.description))
             }
         }
         if let v = try int("decoder.threads", min: 1) { c.scanThreads = v }

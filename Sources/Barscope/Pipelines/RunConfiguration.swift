@@ -10,6 +10,8 @@ public struct RunConfiguration: Sendable {
     public var watchdogSeconds: Double = 5
     public var viewfinder = Viewfinder()
     public var scanner = ScannerSettings()
+    /// The decoding engine: ZBar alone by default on video (the fastest); zxing-cpp or both with `--engine`.
+    public var engine = Engine.zbar
     /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.
     public var everyFrame = false
     /// The annotated video, recorded (H.264 in fragmented MP4 or Matroska, whole or in segments).

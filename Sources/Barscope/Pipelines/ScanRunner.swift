@@ -421,7 +421,9 @@ final class ScanContext: @unchecked Sendable {
         board = ResultBoard(frameAccurate: frameAccurate && configuration.draws)
         delivery = Mutex(Delivery(tracker: Tracker(lostAfterFrames: configuration.lostAfterFrames)))
         renderer = OverlayRenderer(style: configuration.style)
-        pool = ScanWorkerPool(workers: configuration.scanThreads, settings: configuration.scanner) {
+        pool = ScanWorkerPool(
+            workers: configuration.scanThreads, settings: configuration.scanner, engine: configuration.engine
+        ) {
             [weak self] scanner, job in
             self?.scan(job, with: scanner)
         }
@@ -510,7 +512,7 @@ final class ScanContext: @unchecked Sendable {
 
     /// A scanning worker: scan the cropped luma plane (in tracked mode, between full searches, only around the
     /// codes last seen), then deliver in frame order.
-    func scan(_ job: ScanWorkerPool.Job, with scanner: ZBarScanner) {
+    func scan(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
         let region = geometry.withLock { $0?.region }
         let c = configuration
         let full = !c.tracked || job.sequence % max(1, c.trackedInterval) == 0
@@ -518,8 +520,8 @@ final class ScanContext: @unchecked Sendable {
             withLumaPlane(of: job.sample) { luma, _ -> [Detection] in
                 let mapping = CropMapping(region: region)
                 if full {
-                    scanner.setDensity(c.tracked ? c.trackedSearchDensity : 1)
-                    let found = scanner.scan(luma, mapping: mapping, viewfinder: region)
+                    scanner.zbarScanner.setDensity(c.tracked ? c.trackedSearchDensity : 1)
+                    let found = scanner.read(luma, mapping: mapping, viewfinder: region)
                     if c.tracked { searches.publish(job.sequence, found) }
                     return found
                 }

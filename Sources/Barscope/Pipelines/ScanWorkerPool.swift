@@ -31,11 +31,14 @@ public final class ScanWorkerPool: @unchecked Sendable {
     /// - Parameters:
     ///   - workers: scanning threads (the cores, by default).
     ///   - process: runs on a worker thread with that worker's scanner; must not keep the sample.
-    public init(workers: Int, settings: ScannerSettings, process: @escaping @Sendable (ZBarScanner, Job) -> Void) {
+    public init(
+        workers: Int, settings: ScannerSettings, engine: Engine = .zbar,
+        process: @escaping @Sendable (BarcodeReader, Job) -> Void
+    ) {
         self.workers = max(1, workers)
         for i in 0..<self.workers {
             let thread = Thread { [self] in
-                let scanner = ZBarScanner(settings: settings)
+                let scanner = BarcodeReader(engine: engine, settings: settings)
                 while let job = self.next() {
                     process(scanner, job)
                     gst_sample_unref(job.sample)

@@ -13,19 +13,19 @@ enum TrackedRegions {
     ///   - viewfinder: judges `inViewfinder`, as a full scan does.
     static func rescan(
         _ luma: LumaImage, around known: [Expected], framesSince: Int = 1, mapping: CropMapping,
-        viewfinder: PixelRect?, with scanner: ZBarScanner
+        viewfinder: PixelRect?, with scanner: BarcodeReader
     ) -> [Detection] {
         var found: [Detection] = []
         var scratch: [UInt8] = []
-        defer { scanner.setDensity(1) }
+        defer { scanner.zbarScanner.setDensity(1) }
         for (expected, area) in zip(known, regions(around: known, framesSince: framesSince, mapping: mapping, bounds: luma)) {
             let code = expected.detection
             guard let part = luma.cropped(to: area) else { continue }
             // Every line both ways: fewer lines (or one direction) read 1D codes from too few rows to box them.
-            scanner.setDensity(1)
+            scanner.zbarScanner.setDensity(1)
             let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
             // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
-            let got = part.compactCopy(into: &scratch) { scanner.scan($0, mapping: offset, viewfinder: viewfinder) }
+            let got = part.compactCopy(into: &scratch) { scanner.read($0, mapping: offset, viewfinder: viewfinder) }
             // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code from a
             // handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
             let expectedArea = Double(code.bounds.width * code.bounds.height)

@@ -22,6 +22,7 @@ typedef struct {
     gchar *symbologies;    // zbarimg -S values separated by spaces or commas, or NULL
     guint threads;         // scanning threads; above 1 (and not drawing), messages are posted asynchronously
     gchar *style;          // overlay style, "key=value;key=value" as the tool's --style, or NULL
+    gchar *engine;         // decoding engine: "zbar" (default), "zxing" or "both"
 } BarscopeSettings;
 
 void barscope_settings_clear(BarscopeSettings *s);

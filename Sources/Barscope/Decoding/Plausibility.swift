@@ -1,0 +1,59 @@
+/// Reads that cannot be what they claim, whichever engine made them: checked before anything is reported.
+enum Plausibility {
+    /// False for a 1D read shorter than its symbology's fewest modules (a module is never narrower than a pixel:
+    /// such a read is a phantom from text or texture), and, in a viewfinder crop, for a 1D read that runs into the
+    /// crop's edge (a code cut by the crop can read as a shorter valid code: truncated I2/5).
+    static func accepts(_ d: Detection, in image: LumaImage, cropped: Bool) -> Bool {
+        guard !ZBarScanner.isTwoDimensional(name: d.type) else { return true }
+        // No extent across the bars at all: hits piled on one line (a phantom, or a code cut by the crop).
+        if let across = d.lengthAcrossBars, across < 1 { return false }
+        // The longest side, not the length across the bars: under perspective the box's ends can fall short while
+        // the read is right; a phantom is short every way.
+        // 0.9: box ends are found to the pixel, and a code printed at one pixel a module loses half at each end.
+        if let modules = minimumModules(type: d.type, data: d.data), length(of: d.polygon) < 0.9 * Double(modules) {
+            return false
+        }
+        if cropped {
+            // Any side: the hits of a code that runs out of the crop pile up on the crop's edge.
+            let b = d.bounds
+            if d.runsOffImage || b.x <= 1 || b.y <= 1 || b.maxX >= image.width - 1 || b.maxY >= image.height - 1 {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The fewest modules a 1D symbol with this text spans, quiet zones left out; nil when not known.
+    static func minimumModules(type: String, data: String) -> Int? {
+        let n = data.utf8.count
+        switch type {
+        // A leading 0 may be a UPC-E reported in its EAN-13 form (ZBar's default): 51 modules then.
+        case "EAN-13": return data.hasPrefix("0") ? 51 : 95
+        case "UPC-A", "ISBN-13", "ISBN-10": return 95
+        case "EAN-8": return 67
+        case "UPC-E": return 51
+        case "EAN-2": return 20
+        case "EAN-5": return 47
+        // Start, check and stop characters around the data; code set C packs two digits in a character.
+        case "CODE-128": return 11 * ((n + 1) / 2 + 2) + 13
+        // A character is 3 wide and 6 narrow elements plus a gap: 12 modules at a wide-to-narrow ratio of 2.
+        case "CODE-39": return 13 * (n + 2)
+        case "CODE-93": return 9 * (n + 4) + 1
+        // Each digit 2 wide and 3 narrow elements (7 modules at ratio 2), start 4, stop 4.
+        case "I2/5": return 7 * n + 8
+        case "CODABAR": return 10 * n
+        case "DataBar": return 96
+        default: return nil
+        }
+    }
+
+    /// The longest side of the polygon (the distance for two points): how far the code runs at least.
+    static func length(of polygon: [Point]) -> Double {
+        var longest = 0.0
+        for i in polygon.indices {
+            let a = polygon[i], b = polygon[(i + 1) % polygon.count]
+            longest = max(longest, ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot())
+        }
+        return longest
+    }
+}

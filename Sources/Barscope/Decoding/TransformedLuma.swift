@@ -1,0 +1,144 @@
+import Foundation
+
+/// An owned luma image made from another by scaling, rotating or remapping grey levels, for the second passes a
+/// first read that found nothing earns. It remembers how to map its points back to the source image.
+struct TransformedLuma {
+    let pixels: [UInt8]
+    let width: Int
+    let height: Int
+    /// From this image's pixels to the source's.
+    let toSource: @Sendable (Point) -> Point
+
+    /// Lends the pixels as a `LumaImage`.
+    func withImage<R>(_ body: (LumaImage) -> R) -> R {
+        pixels.withUnsafeBytes { body(LumaImage(base: $0.baseAddress!, width: width, height: height, stride: width)) }
+    }
+
+    /// A copy with every pixel `v` replaced by `table[v]`: inversion, contrast stretch.
+    static func remapped(_ image: LumaImage, _ table: [UInt8]) -> TransformedLuma {
+        var out = [UInt8](repeating: 0, count: image.width * image.height)
+        let src = image.base.assumingMemoryBound(to: UInt8.self)
+        for y in 0..<image.height {
+            let row = src + y * image.stride
+            for x in 0..<image.width { out[y * image.width + x] = table[Int(row[x])] }
+        }
+        return TransformedLuma(pixels: out, width: image.width, height: image.height, toSource: { $0 })
+    }
+
+    /// Scaled by `factor` (0.5 averages 2x2 blocks: less noise and blur for oversized, soft codes; 2 interpolates:
+    /// more pixels a module for codes too small for ZBar's edge detector).
+    static func scaled(_ image: LumaImage, by factor: Double) -> TransformedLuma {
+        let w = max(1, Int((Double(image.width) * factor).rounded()))
+        let h = max(1, Int((Double(image.height) * factor).rounded()))
+        let src = image.base.assumingMemoryBound(to: UInt8.self)
+        var out = [UInt8](repeating: 0, count: w * h)
+        if factor <= 0.5 {
+            let step = max(1, Int((1 / factor).rounded()))
+            for y in 0..<h {
+                for x in 0..<w {
+                    var sum = 0, n = 0
+                    for dy in 0..<step where y * step + dy < image.height {
+                        let row = src + (y * step + dy) * image.stride
+                        for dx in 0..<step where x * step + dx < image.width {
+                            sum += Int(row[x * step + dx])
+                            n += 1
+                        }
+                    }
+                    out[y * w + x] = UInt8(sum / max(1, n))
+                }
+            }
+        } else {
+            for y in 0..<h {
+                for x in 0..<w {
+                    out[y * w + x] = bilinear(image, src, (Double(x) + 0.5) / factor - 0.5, (Double(y) + 0.5) / factor - 0.5)
+                }
+            }
+        }
+        let sx = Double(image.width) / Double(w), sy = Double(image.height) / Double(h)
+        return TransformedLuma(pixels: out, width: w, height: h, toSource: { Point($0.x * sx, $0.y * sy) })
+    }
+
+    /// Rotated by `degrees` about the centre, on a canvas large enough to hold all of it (the corners white),
+    /// so that a 1D code at that angle lies along ZBar's rows.
+    static func rotated(_ image: LumaImage, degrees: Double) -> TransformedLuma {
+        let a = degrees * .pi / 180, c = cos(a), s = sin(a)
+        let w0 = Double(image.width), h0 = Double(image.height)
+        let w = Int((abs(w0 * c) + abs(h0 * s)).rounded(.up)), h = Int((abs(w0 * s) + abs(h0 * c)).rounded(.up))
+        let cx0 = w0 / 2, cy0 = h0 / 2, cx = Double(w) / 2, cy = Double(h) / 2
+        let src = image.base.assumingMemoryBound(to: UInt8.self)
+        var out = [UInt8](repeating: 255, count: w * h)
+        for y in 0..<h {
+            let dy = Double(y) + 0.5 - cy
+            for x in 0..<w {
+                let dx = Double(x) + 0.5 - cx
+                // Inverse rotation: where in the source this output pixel comes from.
+                let sx = c * dx + s * dy + cx0 - 0.5, sy = -s * dx + c * dy + cy0 - 0.5
+                if sx >= 0, sy >= 0, sx <= w0 - 1, sy <= h0 - 1 { out[y * w + x] = bilinear(image, src, sx, sy) }
+            }
+        }
+        return TransformedLuma(
+            pixels: out, width: w, height: h,
+            toSource: { p in
+                let dx = p.x - cx, dy = p.y - cy
+                return Point(c * dx + s * dy + cx0, -s * dx + c * dy + cy0)
+            })
+    }
+
+    private static func bilinear(_ image: LumaImage, _ src: UnsafePointer<UInt8>, _ x: Double, _ y: Double) -> UInt8 {
+        let x0 = min(max(0, Int(x)), image.width - 1), y0 = min(max(0, Int(y)), image.height - 1)
+        let x1 = min(x0 + 1, image.width - 1), y1 = min(y0 + 1, image.height - 1)
+        let fx = min(max(x - Double(x0), 0), 1), fy = min(max(y - Double(y0), 0), 1)
+        let r0 = src + y0 * image.stride, r1 = src + y1 * image.stride
+        let top = Double(r0[x0]) * (1 - fx) + Double(r0[x1]) * fx
+        let bottom = Double(r1[x0]) * (1 - fx) + Double(r1[x1]) * fx
+        return UInt8(min(255, max(0, (top * (1 - fy) + bottom * fy).rounded())))
+    }
+
+    /// Each pixel against the mean of its neighbourhood (a box `window` pixels wide), as black or white: glare and
+    /// shadow across a code no longer move the threshold ZBar's edge detector sees.
+    static func binarized(_ image: LumaImage, window: Int) -> TransformedLuma {
+        let w = image.width, h = image.height, r = max(1, window / 2)
+        let src = image.base.assumingMemoryBound(to: UInt8.self)
+        // Integral image: one pass, then every box sum in constant time.
+        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        for y in 0..<h {
+            var rowSum = 0
+            for x in 0..<w {
+                rowSum += Int(src[y * image.stride + x])
+                integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
+            }
+        }
+        var out = [UInt8](repeating: 255, count: w * h)
+        for y in 0..<h {
+            let y0 = max(0, y - r), y1 = min(h, y + r + 1)
+            for x in 0..<w {
+                let x0 = max(0, x - r), x1 = min(w, x + r + 1)
+                let sum = integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0]
+                    + integral[y0 * (w + 1) + x0]
+                let mean = sum / ((y1 - y0) * (x1 - x0))
+                // A little below the mean, so flat paper stays white rather than turning to noise.
+                out[y * w + x] = Int(src[y * image.stride + x]) * 100 < mean * 93 ? 0 : 255
+            }
+        }
+        return TransformedLuma(pixels: out, width: w, height: h, toSource: { $0 })
+    }
+
+    /// Unsharp mask (the pixel minus its 3x3 neighbourhood's blur, added back): soft edges of a blurred photo.
+    static func sharpened(_ image: LumaImage) -> TransformedLuma {
+        let w = image.width, h = image.height
+        let src = image.base.assumingMemoryBound(to: UInt8.self)
+        var out = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                var sum = 0
+                for dy in -1...1 {
+                    let row = src + min(h - 1, max(0, y + dy)) * image.stride
+                    for dx in -1...1 { sum += Int(row[min(w - 1, max(0, x + dx))]) }
+                }
+                let v = Int(src[y * image.stride + x])
+                out[y * w + x] = UInt8(min(255, max(0, v + 2 * (v - sum / 9))))
+            }
+        }
+        return TransformedLuma(pixels: out, width: w, height: h, toSource: { $0 })
+    }
+}
