@@ -313,6 +313,11 @@ public final class ScanRunner: Sendable {
             bs_set_uint(enc, "key-int-max", 60)
             // No B-frames: fragmented MP4 dropped the two frames their reordering delays (75 in, 73 out).
             bs_set_uint(enc, "bframes", 0)
+            // x264 needs increasing timestamps, which a live stream decoded from B-frames does not always give.
+            if let pad = gst_element_get_static_pad(enc, "sink") {
+                IncreasingTimestamps.install(on: pad)
+                gst_object_unref(pad)
+            }
         }
         if c.display, let window = pipeline.child("window") {
             bs_set_bool(window, "sync", 1)
