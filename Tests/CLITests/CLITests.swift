@@ -150,6 +150,7 @@ struct Tool {
         #expect(help.stdout.contains("Exit codes"))
         let runHelp = try Tool.run(["run", "--help"])
         #expect(runHelp.status == 0 && runHelp.stdout.contains("--every-frame") && runHelp.stdout.contains("--record"))
+        #expect(runHelp.stdout.contains("--format F") && runHelp.stdout.contains("a still image"))
         let version = try Tool.run(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("barscope "))
     }

@@ -180,7 +180,9 @@ public struct PipelineSpec: Sendable {
         if let v = try bool("source.live") { demo.live = v }
         do { c.input = try InputSource.parse(text("source.input") ?? "demo", demo: demo) } catch let e as BarscopeError {
             // A file or --set is named; a flag or positional source already is the value at fault.
-            if let v = values["source.input"], v.origin != "the command line", !v.origin.hasPrefix("-") || v.origin == "--set" {
+            if let v = values["source.input"], v.origin != "the command line",
+                !v.origin.hasPrefix("-") || v.origin == "--set"
+            {
                 throw BarscopeError.badInput("\(v.origin): [source] input: \(e.description)")
             }
             throw e
