@@ -1,7 +1,7 @@
 import Barscope
 import Foundation
 
-/// `barscope generate OUT.mp4`: demo media with known truth.
+/// `barscope generate OUT.mp4|.mkv|.webm`: demo media with known truth.
 enum GenerateCommand {
     static func main(_ tokens: [String]) throws -> Int32 {
         var options = DemoOptions()
@@ -26,7 +26,12 @@ enum GenerateCommand {
         guard args.positionals.count == 1, let out = args.positionals.first else {
             throw UsageError("generate needs one output file (see 'barscope generate --help')")
         }
-        try DemoClip.writeMP4(to: out, options: options)
+        switch (out as NSString).pathExtension.lowercased() {
+        case "webm": try DemoClip.writeWebM(to: out, options: options)
+        case "mkv": try DemoClip.writeMatroska(to: out, options: options)
+        case "mp4": try DemoClip.writeMP4(to: out, options: options)
+        default: throw UsageError("generate '\(out)': name it .mp4, .mkv or .webm")
+        }
         if let truthPath {
             let text = DemoClip.truthLines(options: options).joined(separator: "\n") + "\n"
             do { try text.write(toFile: truthPath, atomically: true, encoding: .utf8) } catch {

@@ -12,6 +12,7 @@ enum Help {
           barscope scan IMAGE... [--json] [-S CONFIG]...
                                                    scan still images, like zbarimg
           barscope generate OUT.mp4 [options]      write a demo clip (and its truth) for tests and benchmarks
+                                                   (.mp4, .mkv or .webm)
           barscope --help | --version
 
         Examples:
@@ -36,10 +37,18 @@ enum Help {
         overrides it, and so does --set SECTION.KEY=VALUE (e.g. --set viewfinder.aspect-ratio=16:9).
 
         Source (default: demo):
-          --input SRC            demo, a file path, a URI (file://, rtsp://...) or /dev/videoN
-          --size WxH             demo frame size (default 1280x720)
-          --fps N                demo frame rate (default 30)
-          --frames N             demo length in frames, 0 = until stopped (default 300)
+          --input SRC            demo, a video file (MP4, MKV, WebM, ...), a still image (PNG, JPEG, ...),
+                                 a URI (file://, rtsp://...) or a camera (/dev/videoN)
+          --size WxH             demo frame size (default 1280x720); a camera's size (default: the
+                                 largest it offers)
+          --fps N                demo frame rate (default 30); a camera's rate (default: the highest it
+                                 offers up to 30); a still image's repeat rate (default 30)
+          --format F             a camera's pixel format: YUY2, NV12, MJPG, ... (default: raw when it
+                                 gives the size and rate, else MJPG); a camera that cannot give what is
+                                 asked stops with a line saying what it offers
+          --frames N             demo length in frames, 0 = until stopped (default 300); a still image
+                                 is one frame, scanned once, unless --frames repeats it (a recording of
+                                 N frames at --fps)
           --live                 pace the demo like a camera instead of as fast as possible
           --rtsp-transport T     RTSP over tcp or udp (default: udp, then tcp)
           --latency MS           RTSP jitter buffer in milliseconds
@@ -107,10 +116,11 @@ enum Help {
         """
 
     static let generate = """
-        Usage: barscope generate OUT.mp4 [--size WxH] [--fps N] [--frames N] [--truth PATH]
+        Usage: barscope generate OUT.mp4|OUT.mkv|OUT.webm [--size WxH] [--fps N] [--frames N] [--truth PATH]
 
         Encodes the demo scene (QR, EAN-13 and CODE-128 codes moving inside and outside the default
-        viewfinder) into an H.264 MP4, and writes the truth of every frame as JSON Lines with --truth.
+        viewfinder) into H.264 in MP4 or Matroska, or VP8 in WebM (by the name's extension), and writes
+        the truth of every frame as JSON Lines with --truth.
         Defaults: 1280x720, 30 frames/s, 300 frames.
         """
 }

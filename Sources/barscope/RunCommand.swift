@@ -9,6 +9,7 @@ enum RunCommand {
     /// Flags that take a value, and the pipeline key each one sets.
     static let valueFlags: [String: (section: String, key: String)] = [
         "--input": ("source", "input"), "--size": ("source", "size"), "--fps": ("source", "fps"),
+        "--format": ("source", "format"),
         "--frames": ("source", "frames"), "--viewfinder": ("viewfinder", "aspect-ratio"),
         "--rtsp-transport": ("source", "rtsp-transport"), "--latency": ("source", "latency"),
         "--insets": ("viewfinder", "insets"), "--region": ("viewfinder", "region"),

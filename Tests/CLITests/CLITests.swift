@@ -150,6 +150,7 @@ struct Tool {
         #expect(help.stdout.contains("Exit codes"))
         let runHelp = try Tool.run(["run", "--help"])
         #expect(runHelp.status == 0 && runHelp.stdout.contains("--every-frame") && runHelp.stdout.contains("--record"))
+        #expect(runHelp.stdout.contains("--format F") && runHelp.stdout.contains("a still image"))
         let version = try Tool.run(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("barscope "))
     }
@@ -218,6 +219,36 @@ struct Tool {
         #expect(missing.status == 2 && missing.stderr == "barscope: /nonexistent/clip.mp4: no such file\n")
         let value = try Tool.run(["run", "--record"])
         #expect(value.status == 2 && value.stderr == "barscope: --record needs a value\n")
+    }
+
+    /// Cameras (this machine has none): a missing device, a character device that is not a camera, a regular file
+    /// named like a device, and a camera option on another source each give one line and exit 2.
+    @Test func cameraErrorsAreOneLine() throws {
+        let missing = try Tool.run(["run", "--input", "/dev/video99", "--size", "1280x720", "--fps", "30"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "barscope: /dev/video99: no such video device\n")
+        let notCamera = try Tool.run(["run", "/dev/null", "--quiet"])
+        #expect(notCamera.status == 2)
+        #expect(notCamera.stderr.hasPrefix("barscope: /dev/null: not a camera barscope can open ("), "\(notCamera.stderr)")
+        #expect(notCamera.stderr.filter { $0 == "\n" }.count == 1, "one line")
+        // Not under /dev: a file like any other, and this one holds no video.
+        let file = Tool.folder.appendingPathComponent("video0").path
+        try "not a camera\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let named = try Tool.run(["run", file, "--quiet"])
+        #expect(named.status == 2 && named.stderr.hasPrefix("barscope: \(file): not a video or image"), "\(named.stderr)")
+        let format = try Tool.run(["run", "demo", "--format", "YUY2"])
+        #expect(format.status == 2 && format.stderr == "barscope: --format 'YUY2': only for a camera input (/dev/videoN)\n")
+    }
+
+    /// A still image as a run source: scanned once, or repeated into a recording that plays.
+    @Test func runStillImageRecords() throws {
+        let png = Tool.folder.appendingPathComponent("label.png").path
+        try DemoClip.writePNG(try EAN13.symbol("987654321012"), to: png)
+        let mp4 = Tool.folder.appendingPathComponent("label.mp4").path
+        let r = try Tool.run(["run", png, "--record", mp4, "--frames", "45", "--viewfinder", "off"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""data":"9876543210128""#))
+        #expect(try Tool.framesIn(mp4) == 45)
     }
 
     @Test func runOnRandomBytesNamedMp4IsBadInput() throws {

@@ -30,6 +30,53 @@ public enum DemoClip {
         try pipeline.playToEnd()
     }
 
+    /// Encodes the demo scene into WebM (VP8, or VP9), a source format of its own for tests:
+    /// `appsrc ! videoconvert ! I420 ! vp8enc|vp9enc ! webmmux ! filesink`.
+    public static func writeWebM(to path: String, options: DemoOptions, vp9: Bool = false) throws {
+        let encoder = vp9 ? "vp9enc" : "vp8enc"
+        try encode(to: path, options: options, encoder: encoder, tail: "webmmux") { enc, o in
+            // Realtime speed, and a bitrate high enough that bars and modules keep their edges (libvpx's
+            // default of 256 kbit/s blurs them).
+            // (Set from text: `deadline` is a 64-bit property, and the varargs setters take the exact type.)
+            setProperty(enc, "deadline", "1")
+            setProperty(enc, "cpu-used", "8")
+            setProperty(enc, "target-bitrate", String(min(o.size.width * o.size.height * o.fps / 8, 50_000_000)))
+            setProperty(enc, "keyframe-max-dist", String(2 * o.fps))
+        }
+    }
+
+    /// Encodes the demo scene as H.264 in Matroska: `... ! x264enc ! h264parse ! matroskamux ! filesink`.
+    public static func writeMatroska(to path: String, options: DemoOptions) throws {
+        try encode(to: path, options: options, encoder: "x264enc", tail: "h264parse ! matroskamux") { enc, o in
+            setProperty(enc, "speed-preset", "superfast")
+            setProperty(enc, "pass", "qual")
+            bs_set_uint(enc, "quantizer", 20)
+            bs_set_uint(enc, "key-int-max", UInt32(2 * o.fps))
+        }
+    }
+
+    /// `appsrc ! videoconvert ! I420 ! ENCODER ! TAIL ! filesink`, fed with the demo scene, played to its end.
+    private static func encode(
+        to path: String, options: DemoOptions, encoder: String, tail: String,
+        configure: (UnsafeMutablePointer<GstElement>, DemoOptions) -> Void
+    ) throws {
+        let factories = tail.split(separator: "!").map { $0.trimmingCharacters(in: .whitespaces) }
+        try GStreamer.require(["appsrc", "videoconvert", encoder, "filesink"] + factories)
+        var o = options
+        o.live = false
+        if o.frames <= 0 { o.frames = 300 }
+        let pipeline = try Pipeline(
+            launch: "appsrc name=src ! videoconvert ! video/x-raw,format=I420 ! \(encoder) name=enc ! \(tail)"
+                + " ! filesink name=out")
+        guard let src = pipeline.child("src"), let enc = pipeline.child("enc"), let out = pipeline.child("out") else {
+            return
+        }
+        DemoFeeder(options: o).attach(to: src, live: false)
+        configure(enc, o)
+        bs_set_string(out, "location", path)
+        try pipeline.playToEnd()
+    }
+
     /// The truth of every frame as JSON Lines: frame, and each code's type, data, polygon and whether it is
     /// inside the default viewfinder.
     public static func truthLines(options: DemoOptions) -> [String] {

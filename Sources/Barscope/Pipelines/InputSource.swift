@@ -9,16 +9,28 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
     case uri(String, display: String)
     /// A V4L2 camera, `/dev/videoN`.
     case device(String)
+    /// A still image file (PNG, JPEG, BMP, TIFF, WebP), read by `uridecodebin` as one frame; the run repeats it
+    /// (`RunConfiguration.imageFrames`) so that a recording of it lasts long enough to be seen.
+    case image(uri: String, path: String)
 
     /// Parses what the user wrote after `--input`: `demo`, a path, a URI or `/dev/videoN`.
+    ///
+    /// `/dev/video*`, and any other character device under `/dev`, is a camera (a device is never a media file;
+    /// `v4l2src` then says whether it is a camera). Everything else that is not a URI is a file.
     /// - Throws: ``BarscopeError/badInput`` for a file that does not exist or a URI GStreamer cannot parse.
     public static func parse(_ text: String, demo: DemoOptions = DemoOptions()) throws -> InputSource {
         if text == "demo" { return .demo(demo) }
-        if text.hasPrefix("/dev/video") {
-            guard FileManager.default.fileExists(atPath: text) else {
-                throw BarscopeError.badInput("\(text): no such video device")
+        if text.hasPrefix("/dev/") {
+            var info = stat()
+            let exists = stat(text, &info) == 0
+            if text.hasPrefix("/dev/video") {
+                guard exists else { throw BarscopeError.badInput("\(text): no such video device") }
+                guard info.st_mode & S_IFMT == S_IFCHR else {
+                    throw BarscopeError.badInput("\(text): not a video device (not a character device)")
+                }
+                return .device(text)
             }
-            return .device(text)
+            if exists && info.st_mode & S_IFMT == S_IFCHR { return .device(text) }
         }
         if text.contains("://") {
             GStreamer.initialize()
@@ -33,6 +45,7 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
             throw BarscopeError.badInput("\(text): cannot make a URI of this path")
         }
         defer { g_free(uri) }
+        if isStillImage(text) { return .image(uri: String(cString: uri), path: text) }
         return .uri(String(cString: uri), display: text)
     }
 
@@ -41,6 +54,7 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .demo(let o): return o.live
         case .device: return true
+        case .image: return false
         case .uri(let u, _): return !u.hasPrefix("file:")
         }
     }
@@ -51,7 +65,22 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
         case .demo: return "demo"
         case .uri(_, let display): return display
         case .device(let d): return d
+        case .image(_, let path): return path
         }
+    }
+
+    /// Whether a file starts as a still image does: PNG, JPEG, BMP, TIFF or WebP. (GIF is left to the video
+    /// path: it may be animated.) The content decides, not the name.
+    static func isStillImage(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
+        }
+        return starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) || starts([0xFF, 0xD8, 0xFF])
+            || starts(Array("BM".utf8)) || starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A])
+            || (starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8))
     }
 }
 

@@ -18,7 +18,7 @@ public struct PipelineSpec: Sendable {
     /// Every section and its keys.
     public static let schema: [String: [String]] = [
         "pipeline": ["description"],
-        "source": ["input", "size", "fps", "frames", "live", "rtsp-transport", "latency"],
+        "source": ["input", "size", "fps", "frames", "live", "format", "rtsp-transport", "latency"],
         "viewfinder": [
             "enabled", "aspect-ratio", "insets", "preferred-height", "region", "secondary-aspect-ratio",
             "secondary-insets",
@@ -179,12 +179,33 @@ public struct PipelineSpec: Sendable {
         if let v = try int("source.frames", min: 0) { demo.frames = v }
         if let v = try bool("source.live") { demo.live = v }
         do { c.input = try InputSource.parse(text("source.input") ?? "demo", demo: demo) } catch let e as BarscopeError {
-            if let v = values["source.input"], v.origin != "the command line" {
+            // A file or --set is named; a flag or positional source already is the value at fault.
+            if let v = values["source.input"], v.origin != "the command line",
+                !v.origin.hasPrefix("-") || v.origin == "--set"
+            {
                 throw BarscopeError.badInput("\(v.origin): [source] input: \(e.description)")
             }
             throw e
         }
 
+        if text("source.frames") != nil { c.imageFrames = demo.frames }
+        c.imageFPS = demo.fps
+        // A camera is asked only for what was stated; the demo's defaults are not a request.
+        c.camera = CameraRequest(
+            size: text("source.size") == nil ? nil : demo.size, fps: text("source.fps") == nil ? nil : demo.fps,
+            format: text("source.format"))
+        if let t = text("source.format") {
+            guard !t.isEmpty, t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw bad("source.format", "a pixel format such as YUY2, NV12 or MJPG")
+            }
+            guard case .device = c.input else {
+                let origin = values["source.format"]!.origin
+                throw BarscopeError.badValue(
+                    origin.hasPrefix("-") && origin != "--set"
+                        ? "\(origin) '\(t)': only for a camera input (/dev/videoN)"
+                        : "\(origin): [source] format: '\(t)' is only for a camera input (/dev/videoN)")
+            }
+        }
         if let t = text("source.rtsp-transport") {
             guard t == "tcp" || t == "udp" else { throw bad("source.rtsp-transport", "tcp or udp") }
             c.rtspTransport = t

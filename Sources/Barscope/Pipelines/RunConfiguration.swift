@@ -3,6 +3,13 @@ import Foundation
 /// Everything one run needs: the source, the region, the decoder, what to report and where the picture goes.
 public struct RunConfiguration: Sendable {
     public var input: InputSource = .demo(DemoOptions())
+    /// Cameras: the size, rate and format asked for (`--size`, `--fps`, `--format`); what is not asked for is
+    /// chosen from what the device offers (``CameraChoice``).
+    public var camera = CameraRequest()
+    /// Still images: how many times the picture is repeated (`--frames`, 0 = until stopped) and at what rate
+    /// (`--fps`). One frame by default: scanned once, recorded as a clip of one frame.
+    public var imageFrames = 1
+    public var imageFPS = 30
     /// RTSP sources: `tcp` or `udp` (nil: rtspsrc's default, UDP first then TCP), and the jitter buffer in ms.
     public var rtspTransport: String? = nil
     public var rtspLatencyMs: Int? = nil

@@ -28,19 +28,26 @@ public final class ScanRunner: Sendable {
     }
 
     /// The launch description: our own fragments only; user values are set as properties afterwards.
-    static func description(for c: RunConfiguration) -> String {
+    /// - Parameter camera: for a camera, the caps chosen from what it offers (the capsfilter's, set later).
+    static func description(for c: RunConfiguration, camera: CameraChoice? = nil) -> String {
         var d: String
         switch c.input {
         case .demo: d = "appsrc name=src ! tee name=t"
         case .uri: d = "uridecodebin name=src ! tee name=t"
-        case .device: d = "v4l2src name=src ! videoconvert ! tee name=t"
+        // imagefreeze repeats the one decoded picture at a rate, so that a recording of it has a duration.
+        case .image: d = "uridecodebin name=src ! imagefreeze name=freeze ! capsfilter name=freezecaps ! tee name=t"
+        case .device:
+            d = "v4l2src name=src ! capsfilter name=camcaps ! "
+            d += camera?.needsJPEGDecoder == true ? "jpegdec ! videoconvert ! tee name=t" : "videoconvert ! tee name=t"
         }
         d += " t. ! queue name=scanq ! videocrop name=crop ! videoconvert name=scanconv ! appsink name=scan"
         if c.draws {
             d += " t. ! queue name=drawq ! videoconvert ! video/x-raw,format=BGRx ! cairooverlay name=overlay"
             d += " ! tee name=out"
             if let r = c.recording {
-                d += " out. ! queue name=recq ! videoconvert ! video/x-raw,format=I420 ! x264enc name=enc ! h264parse"
+                // reccrop trims an odd last column or row: x264 cannot encode 4:2:0 at an odd size (a 391 px wide label).
+                d += " out. ! queue name=recq ! videocrop name=reccrop ! videoconvert ! video/x-raw,format=I420"
+                d += " ! x264enc name=enc ! h264parse"
                 // async=false: the encoder holds back frames until it has its lookahead, while the scanner is
                 // held in preroll; a file sink that also waited for preroll would wait forever.
                 if r.segmentSeconds != nil {
@@ -84,7 +91,8 @@ public final class ScanRunner: Sendable {
         switch c.input {
         case .demo: factories.append("appsrc")
         case .uri: factories.append("uridecodebin")
-        case .device: factories.append("v4l2src")
+        case .image: factories += ["uridecodebin", "imagefreeze", "capsfilter"]
+        case .device: factories += ["v4l2src", "capsfilter"]
         }
         if c.draws { factories.append("cairooverlay") }
         if let r = c.recording {
@@ -109,7 +117,14 @@ public final class ScanRunner: Sendable {
         // Bound before the graph exists, so that a busy port fails at once.
         let rtspOut = try c.serveRTSP.map { try RTSPOut(endpoint: try RTSPOut.Endpoint(parsing: $0)) }
         if let rtspOut { onEvent(.serving(url: rtspOut.url)) }
-        let pipeline = try Pipeline(launch: Self.description(for: c))
+        // A camera is asked what it offers first; a request it cannot meet stops here, naming what it can do.
+        var camera: CameraChoice? = nil
+        if case .device(let path) = c.input {
+            camera = try CameraChoice.choose(from: CameraProbe.modes(device: path), request: c.camera, device: path)
+            if camera?.needsJPEGDecoder == true { try GStreamer.require(["jpegdec"]) }
+        }
+        let pipeline = try Pipeline(launch: Self.description(for: c, camera: camera))
+        if let camera, let filter = pipeline.child("camcaps") { setProperty(filter, "caps", camera.caps) }
         if let rtspOut, let sink = pipeline.child("rtspout") { bs_set_string(sink, "channel", rtspOut.channel) }
         defer { withExtendedLifetime(rtspOut) {} }
         let live = c.input.isLive
@@ -215,6 +230,7 @@ public final class ScanRunner: Sendable {
             let scanq = pipeline.child("scanq"), let tee = pipeline.child("t")
         else { throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "graph incomplete")) }
         context.crop = crop
+        context.recordingCrop = pipeline.child("reccrop")
         switch c.input {
         case .demo(let options):
             DemoFeeder(options: options).attach(to: src, live: live)
@@ -230,6 +246,13 @@ public final class ScanRunner: Sendable {
             // Only video is decoded; audio streams are left alone instead of failing to link.
             setProperty(src, "caps", "video/x-raw(ANY)")
             bs_set_bool(src, "expose-all-streams", 0)
+        case .image(let uri, _):
+            bs_set_string(src, "uri", uri)
+            setProperty(src, "caps", "video/x-raw(ANY)")
+            if let freeze = pipeline.child("freeze"), let rate = pipeline.child("freezecaps") {
+                bs_set_int(freeze, "num-buffers", c.imageFrames == 0 ? -1 : Int32(clamping: c.imageFrames))
+                setProperty(rate, "caps", "video/x-raw,framerate=\(c.imageFPS)/1")
+            }
         case .device(let path):
             bs_set_string(src, "device", path)
         }
@@ -313,6 +336,11 @@ public final class ScanRunner: Sendable {
             bs_set_uint(enc, "key-int-max", 60)
             // No B-frames: fragmented MP4 dropped the two frames their reordering delays (75 in, 73 out).
             bs_set_uint(enc, "bframes", 0)
+            // x264 needs increasing timestamps, which a live stream decoded from B-frames does not always give.
+            if let pad = gst_element_get_static_pad(enc, "sink") {
+                IncreasingTimestamps.install(on: pad)
+                gst_object_unref(pad)
+            }
         }
         if c.display, let window = pipeline.child("window") {
             bs_set_bool(window, "sync", 1)
@@ -358,8 +386,8 @@ public final class ScanRunner: Sendable {
 /// What the streaming and scanning threads share during one run.
 ///
 /// Sendable: configuration is immutable; geometry, frame numbers and the in-order delivery state (tracker
-/// included) are behind `Mutex`; `prerolled` and `crop` are touched only by appsink's streaming thread and the
-/// caps probe respectively; `crop` is borrowed from the pipeline, which outlives this context.
+/// included) are behind `Mutex`; `prerolled`, `crop` and `recordingCrop` are touched only by appsink's streaming
+/// thread and the caps probe respectively; the crops are borrowed from the pipeline, which outlives this context.
 final class ScanContext: @unchecked Sendable {
     struct Geometry {
         var frame: Size
@@ -408,6 +436,8 @@ final class ScanContext: @unchecked Sendable {
     let renderer: OverlayRenderer
     private(set) var pool: ScanWorkerPool! = nil
     var crop: UnsafeMutablePointer<GstElement>? = nil
+    /// The recording branch's crop to an even size (nil without a recording); borrowed like `crop`.
+    var recordingCrop: UnsafeMutablePointer<GstElement>? = nil
     /// The buffer scanned at preroll (appsink's streaming thread only); compared by address, never dereferenced.
     private var prerolled: UnsafeRawPointer? = nil
     /// Sequence numbers handed out by appsink's streaming thread.
@@ -480,6 +510,10 @@ final class ScanContext: @unchecked Sendable {
             bs_set_int(crop, "top", Int32(r.y))
             bs_set_int(crop, "right", Int32(frame.width - r.maxX))
             bs_set_int(crop, "bottom", Int32(frame.height - r.maxY))
+        }
+        if let recordingCrop {
+            bs_set_int(recordingCrop, "right", Int32(frame.width % 2))
+            bs_set_int(recordingCrop, "bottom", Int32(frame.height % 2))
         }
     }
 

@@ -24,6 +24,14 @@ static inline GstBuffer *bs_probe_buffer(GstPadProbeInfo *i) {
 static inline GstEvent *bs_probe_event(GstPadProbeInfo *i) {
     return (GST_PAD_PROBE_INFO_TYPE(i) & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) ? GST_PAD_PROBE_INFO_EVENT(i) : NULL;
 }
+// gst_buffer_make_writable and GST_PAD_PROBE_INFO_DATA are macros: a probe that restamps a buffer needs both
+// (the writable buffer may be a copy, which must replace the probe's data). NULL when the data is not a buffer.
+static inline GstBuffer *bs_probe_writable_buffer(GstPadProbeInfo *i) {
+    if (!(GST_PAD_PROBE_INFO_TYPE(i) & GST_PAD_PROBE_TYPE_BUFFER)) return NULL;
+    GstBuffer *b = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(i));
+    GST_PAD_PROBE_INFO_DATA(i) = b;
+    return b;
+}
 static inline guint8 *bs_frame_plane_data(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_DATA(f, p); }
 static inline gint bs_frame_plane_stride(GstVideoFrame *f, guint p) { return GST_VIDEO_FRAME_PLANE_STRIDE(f, p); }
 static inline gint bs_frame_width(GstVideoFrame *f) { return GST_VIDEO_FRAME_WIDTH(f); }
