@@ -22,6 +22,9 @@ public enum Event: Sendable, Equatable {
     case serving(url: String)
     /// The pipeline changed state (`playing`, `paused`, ...).
     case state(String)
+    /// A viewfinder change took effect on this frame (the start of its animation, when animated); nil region:
+    /// the whole frame.
+    case viewfinder(frame: Int, ptsNs: UInt64?, region: PixelRect?)
     /// Something went wrong but the run goes on.
     case warning(message: String, source: String?)
     /// The run stops.
@@ -40,6 +43,7 @@ public enum Event: Sendable, Equatable {
         case .recovered: return "recovered"
         case .gaveUp: return "gave-up"
         case .state: return "state"
+        case .viewfinder: return "viewfinder"
         case .warning: return "warning"
         case .error: return "error"
         case .eos: return "eos"
@@ -74,6 +78,16 @@ public enum Event: Sendable, Equatable {
         case .recovered(let attempts): f.append(("attempts", .int(attempts)))
         case .gaveUp(let attempts, let reason): f += [("attempts", .int(attempts)), ("reason", .string(reason))]
         case .state(let s): f.append(("state", .string(s)))
+        case .viewfinder(let frame, let ptsNs, let r):
+            f += [("frame", .int(frame)), ("pts_ns", pts(ptsNs))]
+            f.append((
+                "region",
+                r.map {
+                    .object([
+                        ("x", .int($0.x)), ("y", .int($0.y)), ("width", .int($0.width)), ("height", .int($0.height)),
+                    ])
+                } ?? .null
+            ))
         case .warning(let m, let s), .error(let m, let s):
             f.append(("message", .string(m)))
             if let s { f.append(("source", .string(s))) }

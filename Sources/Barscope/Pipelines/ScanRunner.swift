@@ -17,14 +17,31 @@ public final class ScanRunner: Sendable {
     public let configuration: RunConfiguration
     private let onEvent: @Sendable (Event) -> Void
     private let stopRequested = Atomic<Bool>(false)
+    /// Pause (true) or resume (false) asked for, applied by the run loop.
+    private let pauseRequest = Mutex<Bool?>(nil)
+    /// The viewfinder of each frame; changes while playing go here.
+    private let timeline: RegionTimeline
 
     /// Asks a running graph to finish, as SIGINT does: EOS first (recordings are completed), from any thread.
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
+
+    /// Pauses the pipeline (PAUSED: a file holds its place, a live source's frames are not scanned).
+    public func pause() { pauseRequest.withLock { $0 = true } }
+    /// Resumes after `pause()`.
+    public func resume() { pauseRequest.withLock { $0 = false } }
+
+    /// Changes the viewfinder while playing, from any thread: the crop, the mapping of coordinates and the drawing
+    /// move together on the same frame (the next to reach the tee), or over `animationFrames` frames.
+    /// - Throws: ``BarscopeError/badValue`` when it has no region in the stream's frame size.
+    public func setViewfinder(_ viewfinder: Viewfinder, animationFrames: Int = 0) throws {
+        try timeline.request(viewfinder, animationFrames: animationFrames)
+    }
 
     /// - Parameter onEvent: called for every event, from GStreamer's threads and the caller's; must not block long.
     public init(configuration: RunConfiguration, onEvent: @escaping @Sendable (Event) -> Void) {
         self.configuration = configuration
         self.onEvent = onEvent
+        timeline = RegionTimeline(viewfinder: configuration.viewfinder)
     }
 
     /// The launch description: our own fragments only; user values are set as properties afterwards.
@@ -128,7 +145,7 @@ public final class ScanRunner: Sendable {
         if let rtspOut, let sink = pipeline.child("rtspout") { bs_set_string(sink, "channel", rtspOut.channel) }
         defer { withExtendedLifetime(rtspOut) {} }
         let live = c.input.isLive
-        let context = ScanContext(configuration: c, frameAccurate: !live, emit: onEvent)
+        let context = ScanContext(configuration: c, timeline: timeline, frameAccurate: !live, emit: onEvent)
         try configure(pipeline, context: context, live: live)
 
         let start = Date()
@@ -161,12 +178,18 @@ public final class ScanRunner: Sendable {
             // Signals received while starting count too (the handler was installed before).
             var handledSignals: Int32 = 0
             var eosDeadline: Date? = nil
+            var paused = false
             loop: while true {
                 let requests = bs_stop_requests() + (stopRequested.load(ordering: .relaxed) && eosDeadline == nil ? 1 : 0)
                 if requests > handledSignals {
                     handledSignals = requests
                     if eosDeadline == nil {
                         interrupted = true
+                        // End of stream cannot flow through a paused pipeline.
+                        if paused {
+                            paused = false
+                            pipeline.setState(GST_STATE_PLAYING)
+                        }
                         onEvent(.warning(message: "stopping: finishing the recording (signal again to stop now)",
                             source: nil))
                         pipeline.sendEOS()
@@ -180,7 +203,15 @@ public final class ScanRunner: Sendable {
                     break loop
                 }
                 if let problem = context.fatal.withLock({ $0 }) { throw problem }
-                if watched, eosDeadline == nil, context.lastArrival.withLock({ Date().timeIntervalSince($0) }) > c.watchdogSeconds {
+                if let pause = pauseRequest.withLock({ r -> Bool? in defer { r = nil }; return r }), eosDeadline == nil,
+                    pause != paused
+                {
+                    paused = pause
+                    pipeline.setState(pause ? GST_STATE_PAUSED : GST_STATE_PLAYING)
+                    // A paused stream sends nothing: the watchdog counts from the resume.
+                    context.lastArrival.withLock { $0 = Date() }
+                }
+                if watched, !paused, eosDeadline == nil, context.lastArrival.withLock({ Date().timeIntervalSince($0) }) > c.watchdogSeconds {
                     throw BarscopeError.pipeline(
                         GStreamerError(
                             domain: "barscope", code: 0,
@@ -296,6 +327,15 @@ public final class ScanRunner: Sendable {
         }
         gst_app_sink_set_callbacks(bs_app_sink(scan), &callbacks, ctx, nil)
 
+        // Each buffer is cropped to its own frame's region, even when the region changes while playing.
+        if let pad = gst_element_get_static_pad(crop, "sink") {
+            gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
+                guard let info, let data else { return GST_PAD_PROBE_OK }
+                Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().cropFor(info)
+                return GST_PAD_PROBE_OK
+            }, ctx, nil)
+            gst_object_unref(pad)
+        }
         // Caps and frame numbers are read where the stream splits, before either branch sees the buffer.
         if let pad = gst_element_get_static_pad(tee, "sink") {
             let mask = GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue
@@ -389,10 +429,6 @@ public final class ScanRunner: Sendable {
 /// included) are behind `Mutex`; `prerolled`, `crop` and `recordingCrop` are touched only by appsink's streaming
 /// thread and the caps probe respectively; the crops are borrowed from the pipeline, which outlives this context.
 final class ScanContext: @unchecked Sendable {
-    struct Geometry {
-        var frame: Size
-        var region: PixelRect?
-    }
     struct FrameNumbers {
         var next = 0
         var pending: [(pts: UInt64?, frame: Int)] = []
@@ -416,7 +452,10 @@ final class ScanContext: @unchecked Sendable {
     let emit: @Sendable (Event) -> Void
     let board: ResultBoard
     let frameAccurate: Bool
-    let geometry = Mutex<Geometry?>(nil)
+    /// The viewfinder region of each frame (changes while playing included).
+    let timeline: RegionTimeline
+    /// The crop videocrop was last told (the caps probe's and the crop probe's threads both set it).
+    let cropApplied = Mutex<PixelRect?>(nil)
     /// A problem found on a streaming thread that must stop the run (the bus loop polls it).
     let fatal = Mutex<BarscopeError?>(nil)
     let numbers = Mutex(FrameNumbers())
@@ -443,8 +482,12 @@ final class ScanContext: @unchecked Sendable {
     /// Sequence numbers handed out by appsink's streaming thread.
     private var submitted = 0
 
-    init(configuration: RunConfiguration, frameAccurate: Bool, emit: @escaping @Sendable (Event) -> Void) {
+    init(
+        configuration: RunConfiguration, timeline: RegionTimeline, frameAccurate: Bool,
+        emit: @escaping @Sendable (Event) -> Void
+    ) {
         self.configuration = configuration
+        self.timeline = timeline
         self.frameAccurate = frameAccurate
         self.emit = emit
         // Only an overlay takes results by frame; with nothing drawn the board keeps just the newest.
@@ -482,6 +525,10 @@ final class ScanContext: @unchecked Sendable {
                 if n.pending.count > 512 { n.pending.removeFirst(n.pending.count - 512) }
                 return n.next - 1
             }
+            let (stamp, changed) = timeline.stamp(frameNumber: frame, pts: pts == .max ? nil : UInt64(pts))
+            if changed {
+                emit(.viewfinder(frame: frame, ptsNs: pts == .max ? nil : UInt64(pts), region: stamp.region))
+            }
             latency.withLock { l in
                 l.arrivals[frame] = now
                 // Live sources drop frames before the scanner: forget arrivals that can no longer be delivered.
@@ -495,26 +542,42 @@ final class ScanContext: @unchecked Sendable {
         var videoInfo = GstVideoInfo()
         guard let caps, gst_video_info_from_caps(&videoInfo, caps) != 0 else { return }
         let frame = Size(width: Int(videoInfo.width), height: Int(videoInfo.height))
-        let region = configuration.viewfinder.region(in: frame)
-        if configuration.viewfinder.enabled && region == nil {
+        // New caps (the first, or a camera that switched resolution): the region follows the new size at once.
+        guard let stamp = timeline.setFrame(frame) else {
             fatal.withLock {
                 $0 = .badValue(
                     "viewfinder: no region fits in a \(frame.width)x\(frame.height) frame with these insets "
-                        + "(\(configuration.viewfinder.minimumInset.description))")
+                        + "(\(timeline.viewfinder.minimumInset.description))")
             }
+            return
         }
-        geometry.withLock { $0 = Geometry(frame: frame, region: region) }
-        if let crop {
-            let r = region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        applyCrop(stamp.region, frame: frame)
+        if let recordingCrop {
+            bs_set_int(recordingCrop, "right", Int32(frame.width % 2))
+            bs_set_int(recordingCrop, "bottom", Int32(frame.height % 2))
+        }
+    }
+
+    /// Tells videocrop the region (from the caps probe, and from the probe on its sink pad for each buffer, where
+    /// it takes effect on that very buffer: basetransform renegotiates before transforming it).
+    func applyCrop(_ region: PixelRect?, frame: Size) {
+        guard let crop else { return }
+        let r = region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        cropApplied.withLock { last in
+            guard last != r else { return }
+            last = r
             bs_set_int(crop, "left", Int32(r.x))
             bs_set_int(crop, "top", Int32(r.y))
             bs_set_int(crop, "right", Int32(frame.width - r.maxX))
             bs_set_int(crop, "bottom", Int32(frame.height - r.maxY))
         }
-        if let recordingCrop {
-            bs_set_int(recordingCrop, "right", Int32(frame.width % 2))
-            bs_set_int(recordingCrop, "bottom", Int32(frame.height % 2))
-        }
+    }
+
+    /// videocrop's sink pad (the scan queue's thread): the buffer is cropped to the region stamped on its frame.
+    func cropFor(_ info: UnsafeMutablePointer<GstPadProbeInfo>) {
+        guard let buffer = bs_probe_buffer(info), let frame = timeline.frame else { return }
+        let pts = bs_buffer_pts(buffer)
+        applyCrop(timeline.stamp(forPTS: pts == .max ? nil : UInt64(pts)).region, frame: frame)
     }
 
     /// appsink streaming thread: number the frame and hand it to a scanning worker (blocks while all are busy).
@@ -547,7 +610,7 @@ final class ScanContext: @unchecked Sendable {
     /// A scanning worker: scan the cropped luma plane (in tracked mode, between full searches, only around the
     /// codes last seen), then deliver in frame order.
     func scan(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
-        let region = geometry.withLock { $0?.region }
+        let region = timeline.stamp(forPTS: job.ptsNs).region
         let c = configuration
         let full = !c.tracked || job.sequence % max(1, c.trackedInterval) == 0
         let detections =
@@ -625,8 +688,9 @@ final class ScanContext: @unchecked Sendable {
 
     /// cairooverlay's draw signal (overlay branch thread): the frame's own detections when frame-accurate.
     func draw(on cr: OpaquePointer, ptsNs: UInt64) {
-        guard let g = geometry.withLock({ $0 }) else { return }
+        guard let frame = timeline.frame else { return }
         let pts: UInt64? = ptsNs == .max ? nil : ptsNs
+        let stamp = timeline.stamp(forPTS: pts)
         var detections = board.detections(forPts: pts, timeout: 10)
         if detections == nil {
             if overlayTimeouts.add(1, ordering: .relaxed).oldValue == 0 {
@@ -641,9 +705,9 @@ final class ScanContext: @unchecked Sendable {
         let status = String(
             format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
             seen.load(ordering: .relaxed), seconds > 0 ? Double(drawnFrames) / seconds : 0)
-        let secondary = g.region.flatMap { configuration.viewfinder.secondaryRegion(inside: $0) }
         renderer.draw(
-            on: cr, frame: g.frame, viewfinder: g.region, secondary: secondary, detections: shown, status: status)
+            on: cr, frame: frame, viewfinder: stamp.region, secondary: stamp.secondary, detections: shown,
+            status: status)
         if let folder = configuration.snapshotFolder, let pts,
             let due = snapshotsDue.withLock({ $0.removeValue(forKey: pts) })
         {
