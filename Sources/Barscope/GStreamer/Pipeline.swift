@@ -56,6 +56,15 @@ public final class Pipeline {
 
     /// Sends EOS into the sources so that every sink (muxers above all) finishes its file.
     public func sendEOS() { _ = gst_element_send_event(element, gst_event_new_eos()) }
+
+    /// Posts an error on the pipeline's bus, as a failing element would (fault drills: the restart policy's tests).
+    public func postError(_ message: String) {
+        let error = g_error_new_literal(g_quark_from_static_string("barscope-injected-error"), 1, message)
+        if let msg = gst_message_new_error(bs_gst_object(element), error, "injected") {
+            _ = gst_element_post_message(element, msg)
+        }
+        g_error_free(error)
+    }
 }
 
 /// Reads the error or warning carried by a bus message.

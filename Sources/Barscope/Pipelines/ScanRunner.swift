@@ -21,6 +21,10 @@ public final class ScanRunner: Sendable {
     private let pauseRequest = Mutex<Bool?>(nil)
     /// The viewfinder of each frame; changes while playing go here.
     private let timeline: RegionTimeline
+    /// Decoder and overlay style, changeable while playing.
+    private let live: LiveSettings
+    /// The pipeline while `run()` runs (for `injectError`; posting to a bus is thread-safe).
+    private let running = Mutex<PipelineHandle?>(nil)
 
     /// Asks a running graph to finish, as SIGINT does: EOS first (recordings are completed), from any thread.
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
@@ -37,11 +41,27 @@ public final class ScanRunner: Sendable {
         try timeline.request(viewfinder, animationFrames: animationFrames)
     }
 
+    /// Changes the decoder settings (`-S` values) and, if given, the engine while playing: each scanning worker
+    /// takes them before its next frame.
+    public func setDecoder(_ settings: ScannerSettings, engine: Engine? = nil) {
+        live.set(settings: settings, engine: engine)
+    }
+
+    /// Makes the running pipeline fail as if one of its elements had: for fault drills and the restart policy's
+    /// tests. Nothing happens when no pipeline runs.
+    public func injectError(_ message: String) {
+        running.withLock { $0?.postError(message) }
+    }
+
+    /// Changes the overlay's look while playing, from the next frame drawn.
+    public func setStyle(_ style: OverlayStyle) { live.set(style: style) }
+
     /// - Parameter onEvent: called for every event, from GStreamer's threads and the caller's; must not block long.
     public init(configuration: RunConfiguration, onEvent: @escaping @Sendable (Event) -> Void) {
         self.configuration = configuration
         self.onEvent = onEvent
         timeline = RegionTimeline(viewfinder: configuration.viewfinder)
+        live = LiveSettings(settings: configuration.scanner, engine: configuration.engine, style: configuration.style)
     }
 
     /// The launch description: our own fragments only; user values are set as properties afterwards.
@@ -141,11 +161,14 @@ public final class ScanRunner: Sendable {
             if camera?.needsJPEGDecoder == true { try GStreamer.require(["jpegdec"]) }
         }
         let pipeline = try Pipeline(launch: Self.description(for: c, camera: camera))
+        running.withLock { $0 = PipelineHandle(pipeline) }
+        defer { running.withLock { $0 = nil } }
         if let camera, let filter = pipeline.child("camcaps") { setProperty(filter, "caps", camera.caps) }
         if let rtspOut, let sink = pipeline.child("rtspout") { bs_set_string(sink, "channel", rtspOut.channel) }
         defer { withExtendedLifetime(rtspOut) {} }
         let live = c.input.isLive
-        let context = ScanContext(configuration: c, timeline: timeline, frameAccurate: !live, emit: onEvent)
+        let context = ScanContext(
+            configuration: c, timeline: timeline, live: self.live, frameAccurate: !live, emit: onEvent)
         try configure(pipeline, context: context, live: live)
 
         let start = Date()
@@ -169,11 +192,9 @@ public final class ScanRunner: Sendable {
                 throw BarscopeError.pipeline(
                     GStreamerError(domain: "barscope", code: 0, message: "\(c.input): the pipeline would not start"))
             }
-            // The watchdog: a network stream that stops sending without closing is a fault.
-            let watched: Bool = {
-                if case .uri(let u, _) = c.input { return !u.lowercased().hasPrefix("file:") }
-                return false
-            }()
+            // The watchdog: a live source (network stream, camera, live demo) that stops sending without closing is
+            // a fault.
+            let watched = c.input.isLive
             context.lastArrival.withLock { $0 = Date() }
             // Signals received while starting count too (the handler was installed before).
             var handledSignals: Int32 = 0
@@ -472,7 +493,10 @@ final class ScanContext: @unchecked Sendable {
     let lastArrival = Mutex(Date())
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
-    let renderer: OverlayRenderer
+    /// The overlay's renderer and the style generation it was made for (the overlay thread only).
+    private var renderer: OverlayRenderer
+    private var styleGeneration: Int
+    let live: LiveSettings
     private(set) var pool: ScanWorkerPool! = nil
     var crop: UnsafeMutablePointer<GstElement>? = nil
     /// The recording branch's crop to an even size (nil without a recording); borrowed like `crop`.
@@ -483,19 +507,23 @@ final class ScanContext: @unchecked Sendable {
     private var submitted = 0
 
     init(
-        configuration: RunConfiguration, timeline: RegionTimeline, frameAccurate: Bool,
+        configuration: RunConfiguration, timeline: RegionTimeline, live: LiveSettings, frameAccurate: Bool,
         emit: @escaping @Sendable (Event) -> Void
     ) {
         self.configuration = configuration
         self.timeline = timeline
+        self.live = live
         self.frameAccurate = frameAccurate
         self.emit = emit
         // Only an overlay takes results by frame; with nothing drawn the board keeps just the newest.
         board = ResultBoard(frameAccurate: frameAccurate && configuration.draws)
         delivery = Mutex(Delivery(tracker: Tracker(lostAfterFrames: configuration.lostAfterFrames)))
-        renderer = OverlayRenderer(style: configuration.style)
+        let style = live.style
+        renderer = OverlayRenderer(style: style.style)
+        styleGeneration = style.generation
         pool = ScanWorkerPool(
-            workers: configuration.scanThreads, settings: configuration.scanner, engine: configuration.engine
+            workers: configuration.scanThreads, settings: configuration.scanner, engine: configuration.engine,
+            live: live
         ) {
             [weak self] scanner, job in
             self?.scan(job, with: scanner)
@@ -705,6 +733,11 @@ final class ScanContext: @unchecked Sendable {
         let status = String(
             format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
             seen.load(ordering: .relaxed), seconds > 0 ? Double(drawnFrames) / seconds : 0)
+        let style = live.style
+        if style.generation != styleGeneration {
+            styleGeneration = style.generation
+            renderer = OverlayRenderer(style: style.style)
+        }
         renderer.draw(
             on: cr, frame: frame, viewfinder: stamp.region, secondary: stamp.secondary, detections: shown,
             status: status)
@@ -727,4 +760,11 @@ final class ScanContext: @unchecked Sendable {
             emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
         }
     }
+}
+
+/// Sendable: only `postError` is called through it, and posting to a bus is thread-safe.
+struct PipelineHandle: @unchecked Sendable {
+    let pipeline: Pipeline
+    init(_ pipeline: Pipeline) { self.pipeline = pipeline }
+    func postError(_ message: String) { pipeline.postError(message) }
 }

@@ -30,16 +30,24 @@ public final class ScanWorkerPool: @unchecked Sendable {
 
     /// - Parameters:
     ///   - workers: scanning threads (the cores, by default).
+    ///   - live: when given, its decoder settings win over `settings` and `engine`, and a change to them (while
+    ///     playing) makes each worker build a new reader before its next frame.
     ///   - process: runs on a worker thread with that worker's scanner; must not keep the sample.
     public init(
-        workers: Int, settings: ScannerSettings, engine: Engine = .zbar,
+        workers: Int, settings: ScannerSettings, engine: Engine = .zbar, live: LiveSettings? = nil,
         process: @escaping @Sendable (BarcodeReader, Job) -> Void
     ) {
         self.workers = max(1, workers)
         for i in 0..<self.workers {
             let thread = Thread { [self] in
-                let scanner = BarcodeReader(engine: engine, settings: settings)
+                var generation = live?.decoder.generation ?? 0
+                var scanner = live.map { BarcodeReader(engine: $0.decoder.engine, settings: $0.decoder.settings) }
+                    ?? BarcodeReader(engine: engine, settings: settings)
                 while let job = self.next() {
+                    if let d = live?.decoder, d.generation != generation {
+                        generation = d.generation
+                        scanner = BarcodeReader(engine: d.engine, settings: d.settings)
+                    }
                     process(scanner, job)
                     gst_sample_unref(job.sample)
                     self.finished()

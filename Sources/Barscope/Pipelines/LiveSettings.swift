@@ -1,0 +1,44 @@
+import Synchronization
+
+/// The settings that may change while a graph plays (decoder and overlay style), shared between the code that
+/// changes them (the runner, the controller) and the threads that use them; each change bumps a generation, and
+/// each user rebuilds what depends on it (a worker its reader, the overlay its renderer) when it sees a new one.
+///
+/// Sendable: everything is behind a `Mutex`.
+public final class LiveSettings: Sendable {
+    public struct Decoder: Sendable {
+        public var settings: ScannerSettings
+        public var engine: Engine
+        public var generation: Int
+    }
+    public struct Style: Sendable {
+        public var style: OverlayStyle
+        public var generation: Int
+    }
+
+    private let decoderState: Mutex<Decoder>
+    private let styleState: Mutex<Style>
+
+    public init(settings: ScannerSettings, engine: Engine, style: OverlayStyle) {
+        decoderState = Mutex(Decoder(settings: settings, engine: engine, generation: 0))
+        styleState = Mutex(Style(style: style, generation: 0))
+    }
+
+    public var decoder: Decoder { decoderState.withLock { $0 } }
+    public var style: Style { styleState.withLock { $0 } }
+
+    public func set(settings: ScannerSettings? = nil, engine: Engine? = nil) {
+        decoderState.withLock { d in
+            if let settings { d.settings = settings }
+            if let engine { d.engine = engine }
+            d.generation += 1
+        }
+    }
+
+    public func set(style: OverlayStyle) {
+        styleState.withLock { s in
+            s.style = style
+            s.generation += 1
+        }
+    }
+}

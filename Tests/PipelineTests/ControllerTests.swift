@@ -1,0 +1,166 @@
+import Barscope
+import Foundation
+import Synchronization
+import Testing
+
+/// The controller, as a program embedding Barscope uses it: real pipelines, their events read from the
+/// `AsyncStream`, controlled from another task.
+@Suite(.serialized) struct ControllerTests {
+    /// The live demo at a small size, until stopped (or `frames`).
+    static func liveDemo(frames: Int = 0) -> RunConfiguration {
+        var c = RunConfiguration()
+        c.input = .demo(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: frames, live: true))
+        c.scanThreads = 1
+        return c
+    }
+
+    /// Reads a controller's events on a task of their own until the stream ends.
+    final class Collector: Sendable {
+        let log = EventLog()
+        let task: Task<Void, Never>
+        init(_ controller: ScanController) {
+            let log = self.log
+            task = Task { for await e in controller.events { log.append(e) } }
+        }
+        var all: [Event] { log.all }
+        func count(where match: (Event) -> Bool) -> Int { all.filter(match).count }
+        /// Waits up to `seconds` for an event that matches.
+        func waitFor(_ seconds: Double, _ match: (Event) -> Bool) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while Date() < deadline {
+                if all.contains(where: match) { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+    }
+
+    static func isEOS(_ e: Event) -> Bool {
+        if case .eos = e { return true }
+        return false
+    }
+    static func isAppeared(_ e: Event) -> Bool {
+        if case .appeared = e { return true }
+        return false
+    }
+
+    @Test func twoPipelinesRunAtOnceEachWithItsOwnEvents() async throws {
+        var file = RunConfiguration()
+        file.input = try InputSource.parse(try Media.demoClip(DemoOptions(size: Size(width: 960, height: 540), frames: 90)))
+        file.scanThreads = 1
+        let a = ScanController(name: "file-annotate", configuration: file)
+        let b = ScanController(name: "dock-camera", configuration: Self.liveDemo(frames: 45))
+        let ca = Collector(a), cb = Collector(b)
+        a.start()
+        b.start()
+        #expect(a.wait(timeout: 60) && b.wait(timeout: 60))
+        await ca.task.value
+        await cb.task.value
+        #expect(a.state == .stopped && b.state == .stopped)
+        guard case .eos(let framesA, let codesA, _, _) = try #require(ca.all.last(where: Self.isEOS)),
+            case .eos(let framesB, let codesB, _, _) = try #require(cb.all.last(where: Self.isEOS))
+        else { return }
+        #expect(framesA == 90 && codesA == 3, "file: \(framesA) frames, \(codesA) codes")
+        #expect(framesB >= 40 && framesB <= 45 && codesB >= 2, "live: \(framesB) frames, \(codesB) codes")
+        #expect(a.summary?.frames == 90)
+    }
+
+    @Test func pauseHoldsTheStreamAndResumeGoesOn() throws {
+        var c = Self.liveDemo()
+        c.everyFrame = true
+        let controller = ScanController(name: "pausable", configuration: c)
+        let events = Collector(controller)
+        controller.start()
+        defer { controller.stop() }
+        #expect(events.waitFor(10) { if case .detection = $0 { return true }; return false })
+        controller.pause()
+        // (The log also holds the "paused" of the start, on the way to playing: the controller's state tells.)
+        #expect(events.waitFor(5) { _ in controller.state == .paused })
+        #expect(events.all.filter { $0 == .state("paused") }.count >= 2)
+        Thread.sleep(forTimeInterval: 0.3)  // what was in flight settles
+        let before = events.count { if case .detection = $0 { return true }; return false }
+        Thread.sleep(forTimeInterval: 1)
+        let during = events.count { if case .detection = $0 { return true }; return false }
+        #expect(during == before, "no frame is scanned while paused (\(during - before) detections came)")
+        controller.resume()
+        #expect(events.waitFor(5) { _ in controller.state == .playing })
+        Thread.sleep(forTimeInterval: 1)
+        let after = events.count { if case .detection = $0 { return true }; return false }
+        #expect(after > during + 10, "frames flow again after resume (\(after - during) detections)")
+        #expect(controller.stop())
+        #expect(controller.state == .stopped)
+    }
+
+    @Test func restartsAfterAnInjectedError() throws {
+        let controller = ScanController(
+            name: "restarting", configuration: Self.liveDemo(), restart: .onError,
+            backoff: ReconnectPolicy(initialDelay: 0.2, maxDelay: 1, maxAttempts: 3))
+        let events = Collector(controller)
+        controller.start()
+        #expect(events.waitFor(10, Self.isAppeared))
+        controller.injectError("drill: the camera fell off")
+        #expect(events.waitFor(10) { if case .recovered(1) = $0 { return true }; return false })
+        let log = events.all
+        #expect(log.contains { if case .error(let m, _) = $0 { return m.contains("drill: the camera fell off") }; return false })
+        #expect(log.contains { if case .reconnecting(1, 0.2, let reason) = $0 { return reason.contains("drill") }; return false })
+        // Scanning goes on in the new pipeline: codes appear again after the recovery.
+        let recoveredAt = try #require(log.firstIndex { if case .recovered = $0 { return true }; return false })
+        #expect(events.waitFor(10) { _ in events.all[recoveredAt...].contains(where: Self.isAppeared) })
+        #expect(controller.stop())
+        #expect(controller.state == .stopped)
+    }
+
+    @Test func neverPolicyEndsOnTheError() throws {
+        let controller = ScanController(name: "fragile", configuration: Self.liveDemo(), restart: .never)
+        let events = Collector(controller)
+        controller.start()
+        #expect(events.waitFor(10, Self.isAppeared))
+        controller.injectError("drill")
+        #expect(controller.wait(timeout: 10))
+        guard case .failed(let reason) = controller.state else {
+            Issue.record("state \(controller.state)")
+            return
+        }
+        #expect(reason.contains("drill"))
+    }
+
+    @Test func stopFinishesTheRecording() throws {
+        let path = Media.folder.appendingPathComponent("controller-stop.mp4").path
+        var c = Self.liveDemo()
+        c.recording = try Recording(path: path)
+        let controller = ScanController(name: "recording", configuration: c)
+        let events = Collector(controller)
+        controller.start()
+        #expect(events.waitFor(10, Self.isAppeared))
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(controller.stop(timeout: 15))
+        #expect(controller.state == .stopped)
+        let recorded = try #require(controller.summary).frames
+        // The file plays back, every frame up to the stop.
+        var again = RunConfiguration()
+        again.input = try InputSource.parse(path)
+        again.viewfinder = .off
+        let (replay, replayLog) = try runScan(again)
+        #expect(replay.frames >= 30 && abs(replay.frames - recorded) <= 2, "\(replay.frames) of \(recorded)")
+        #expect(replayLog.all.contains(where: Self.isAppeared))
+    }
+
+    @Test func symbologiesChangeWhilePlaying() throws {
+        var c = Self.liveDemo()
+        c.everyFrame = true
+        let controller = ScanController(name: "qr-only-later", configuration: c)
+        let events = Collector(controller)
+        controller.start()
+        defer { controller.stop() }
+        func types(_ events: ArraySlice<Event>) -> Set<String> {
+            Set(events.compactMap { if case .detection(_, _, let d, _) = $0 { return d.type }; return nil })
+        }
+        #expect(events.waitFor(10) { _ in types(events.all[...]).count >= 2 })
+        controller.setDecoder(try ScannerSettings(["disable", "qrcode.enable"]))
+        Thread.sleep(forTimeInterval: 0.5)  // frames already in the workers finish with the old settings
+        let mark = events.all.count
+        Thread.sleep(forTimeInterval: 1)
+        let later = types(events.all[mark...])
+        #expect(later == ["QR-Code"], "after the change: \(later)")
+    }
+}
