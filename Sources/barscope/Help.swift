@@ -76,6 +76,8 @@ enum Help {
         Output:
           --events PATH|-        JSON Lines events to a file or standard output (default: -)
           --every-frame          one 'detection' event per code per frame instead of 'appeared'/'lost'
+          --report tracks|once|after:MS   how often a code is reported: each time it comes into view
+                                 (default), once per run, or again only after MS ms of stream time
           --record PATH          record the annotated video, H.264 in PATH.mp4 (fragmented: a killed run
                                  leaves a playable file) or PATH.mkv
           --segment N            with --record: a new file every N seconds, PATH-00000.mp4, -00001, ...

@@ -15,7 +15,7 @@ enum RunCommand {
         "--insets": ("viewfinder", "insets"), "--region": ("viewfinder", "region"),
         "--preferred-height": ("viewfinder", "preferred-height"),
         "--secondary": ("viewfinder", "secondary-aspect-ratio"), "--secondary-insets": ("viewfinder", "secondary-insets"),
-        "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"), "--engine": ("decoder", "engine"),
+        "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"), "--engine": ("decoder", "engine"), "--report": ("tracking", "report"),
         "--search-every": ("decoder", "search-every"), "--record": ("record", "path"),
         "--segment": ("record", "segment-seconds"), "--events": ("events", "path"),
         "--snapshots": ("snapshots", "folder"), "--serve-rtsp": ("rtsp", "serve"),
@@ -104,13 +104,17 @@ enum RunCommand {
 
         let writer = try EventWriter(path: eventsPath)
         StopSignals.install()
+        let control = RunControl()
+        let progress = quiet ? nil : ProgressLine(control: control)
         let summary: RunSummary
         do {
-            summary = try ScanRunner.runReconnecting(c, policy: reconnect) { writer.write($0) }
+            summary = try ScanRunner.runReconnecting(c, policy: reconnect, control: control) { writer.write($0) }
         } catch {
+            progress?.end()
             writer.close()
             throw error
         }
+        progress?.end()
         writer.close()
         if !quiet {
             let fps = String(format: "%.1f", summary.framesPerSecond)

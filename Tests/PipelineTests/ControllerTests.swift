@@ -14,14 +14,11 @@ import Testing
         return c
     }
 
-    /// Reads a controller's events on a task of their own until the stream ends.
+    /// Collects a controller's events through its observer, as they come (no task needed: the test threads may
+    /// all be busy running other suites' pipelines).
     final class Collector: Sendable {
         let log = EventLog()
-        let task: Task<Void, Never>
-        init(_ controller: ScanController) {
-            let log = self.log
-            task = Task { for await e in controller.events { log.append(e) } }
-        }
+        var observe: @Sendable (Event) -> Void { { [log] in log.append($0) } }
         var all: [Event] { log.all }
         func count(where match: (Event) -> Bool) -> Int { all.filter(match).count }
         /// Waits up to `seconds` for an event that matches.
@@ -50,15 +47,16 @@ import Testing
         file.scanThreads = 1
         let a = ScanController(name: "file-annotate", configuration: file)
         let b = ScanController(name: "dock-camera", configuration: Self.liveDemo(frames: 45))
-        let ca = Collector(a), cb = Collector(b)
         a.start()
         b.start()
         #expect(a.wait(timeout: 60) && b.wait(timeout: 60))
-        await ca.task.value
-        await cb.task.value
         #expect(a.state == .stopped && b.state == .stopped)
-        guard case .eos(let framesA, let codesA, _, _) = try #require(ca.all.last(where: Self.isEOS)),
-            case .eos(let framesB, let codesB, _, _) = try #require(cb.all.last(where: Self.isEOS))
+        // Both have ended: each stream holds its own events, buffered, and then finishes.
+        var ea: [Event] = [], eb: [Event] = []
+        for await e in a.events { ea.append(e) }
+        for await e in b.events { eb.append(e) }
+        guard case .eos(let framesA, let codesA, _, _) = try #require(ea.last(where: Self.isEOS)),
+            case .eos(let framesB, let codesB, _, _) = try #require(eb.last(where: Self.isEOS))
         else { return }
         #expect(framesA == 90 && codesA == 3, "file: \(framesA) frames, \(codesA) codes")
         #expect(framesB >= 40 && framesB <= 45 && codesB >= 2, "live: \(framesB) frames, \(codesB) codes")
@@ -68,8 +66,8 @@ import Testing
     @Test func pauseHoldsTheStreamAndResumeGoesOn() throws {
         var c = Self.liveDemo()
         c.everyFrame = true
-        let controller = ScanController(name: "pausable", configuration: c)
-        let events = Collector(controller)
+        let events = Collector()
+        let controller = ScanController(name: "pausable", configuration: c, observer: events.observe)
         controller.start()
         defer { controller.stop() }
         #expect(events.waitFor(10) { if case .detection = $0 { return true }; return false })
@@ -92,10 +90,10 @@ import Testing
     }
 
     @Test func restartsAfterAnInjectedError() throws {
+        let events = Collector()
         let controller = ScanController(
             name: "restarting", configuration: Self.liveDemo(), restart: .onError,
-            backoff: ReconnectPolicy(initialDelay: 0.2, maxDelay: 1, maxAttempts: 3))
-        let events = Collector(controller)
+            backoff: ReconnectPolicy(initialDelay: 0.2, maxDelay: 1, maxAttempts: 3), observer: events.observe)
         controller.start()
         #expect(events.waitFor(10, Self.isAppeared))
         controller.injectError("drill: the camera fell off")
@@ -111,8 +109,9 @@ import Testing
     }
 
     @Test func neverPolicyEndsOnTheError() throws {
-        let controller = ScanController(name: "fragile", configuration: Self.liveDemo(), restart: .never)
-        let events = Collector(controller)
+        let events = Collector()
+        let controller = ScanController(
+            name: "fragile", configuration: Self.liveDemo(), restart: .never, observer: events.observe)
         controller.start()
         #expect(events.waitFor(10, Self.isAppeared))
         controller.injectError("drill")
@@ -128,8 +127,8 @@ import Testing
         let path = Media.folder.appendingPathComponent("controller-stop.mp4").path
         var c = Self.liveDemo()
         c.recording = try Recording(path: path)
-        let controller = ScanController(name: "recording", configuration: c)
-        let events = Collector(controller)
+        let events = Collector()
+        let controller = ScanController(name: "recording", configuration: c, observer: events.observe)
         controller.start()
         #expect(events.waitFor(10, Self.isAppeared))
         Thread.sleep(forTimeInterval: 1.5)
@@ -148,8 +147,8 @@ import Testing
     @Test func symbologiesChangeWhilePlaying() throws {
         var c = Self.liveDemo()
         c.everyFrame = true
-        let controller = ScanController(name: "qr-only-later", configuration: c)
-        let events = Collector(controller)
+        let events = Collector()
+        let controller = ScanController(name: "qr-only-later", configuration: c, observer: events.observe)
         controller.start()
         defer { controller.stop() }
         func types(_ events: ArraySlice<Event>) -> Set<String> {

@@ -25,7 +25,7 @@ public struct PipelineSpec: Sendable {
         ],
         "decoder": ["symbologies", "engine", "threads", "tracked", "search-every"],
         "overlay": OverlayStyle.keys,
-        "tracking": ["every-frame", "lost-after-frames"],
+        "tracking": ["every-frame", "report", "lost-after-frames"],
         "record": ["path", "segment-seconds"],
         "display": ["enabled"],
         "rtsp": ["serve"],
@@ -262,6 +262,11 @@ public struct PipelineSpec: Sendable {
         }
         if let v = try bool("tracking.every-frame") { c.everyFrame = v }
         if let v = try int("tracking.lost-after-frames", min: 1) { c.lostAfterFrames = v }
+        if let v = values["tracking.report"] {
+            do { c.duplicates = try DuplicatePolicy.parse(v.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(v.origin, "tracking", "report", e.description))
+            }
+        }
         if let path = text("record.path") {
             do {
                 c.recording = try Recording(path: path, segmentSeconds: try int("record.segment-seconds", min: 1))

@@ -26,6 +26,8 @@ public final class RunControl: Sendable {
         current.withLock { $0?.stop() }
     }
     var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    /// The running pipeline's progress (nil between runs).
+    public var progress: ScanProgress? { current.withLock { $0?.progress } }
     func attach(_ runner: ScanRunner) {
         current.withLock { $0 = runner }
         if isStopped { runner.stop() }

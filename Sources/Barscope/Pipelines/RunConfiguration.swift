@@ -21,6 +21,8 @@ public struct RunConfiguration: Sendable {
     public var engine = Engine.zbar
     /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.
     public var everyFrame = false
+    /// Otherwise, how often a code is reported: each track, once per run, or again after some time.
+    public var duplicates = DuplicatePolicy.everyTrack
     /// The annotated video, recorded (H.264 in fragmented MP4 or Matroska, whole or in segments).
     public var recording: Recording? = nil
     /// A window showing the annotated video.

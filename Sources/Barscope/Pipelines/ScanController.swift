@@ -45,6 +45,7 @@ public final class ScanController: Sendable {
     /// nobody reads, the oldest events are dropped first (`bufferLimit`).
     public let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
+    private let observer: (@Sendable (Event) -> Void)?
     public let restart: RestartPolicy
     public let backoff: ReconnectPolicy
 
@@ -59,11 +60,15 @@ public final class ScanController: Sendable {
     /// - Parameters:
     ///   - restart: when to start again by itself; `backoff` sets the waits (1, 2, 4 ... s) and the attempts.
     ///   - bufferLimit: events kept for a slow reader before the oldest are dropped.
+    ///   - observer: also called with every event, at once, on the thread that made it (for programs that are
+    ///     not async); it must not block.
     public init(
         name: String, configuration: RunConfiguration, restart: RestartPolicy = .never,
-        backoff: ReconnectPolicy = ReconnectPolicy(), bufferLimit: Int = 4096
+        backoff: ReconnectPolicy = ReconnectPolicy(), bufferLimit: Int = 4096,
+        observer: (@Sendable (Event) -> Void)? = nil
     ) {
         self.name = name
+        self.observer = observer
         self.restart = restart
         self.backoff = backoff
         self.configuration = Mutex(configuration)
@@ -171,7 +176,7 @@ public final class ScanController: Sendable {
                 if case .state(let s) = event {
                     if s == "playing" {
                         if retrying > 0, !played.load(ordering: .relaxed) {
-                            continuation.yield(.recovered(attempts: retrying))
+                            publish(.recovered(attempts: retrying))
                         }
                         played.store(true, ordering: .relaxed)
                         stateBox.withLock { $0 = .playing }
@@ -179,7 +184,7 @@ public final class ScanController: Sendable {
                         stateBox.withLock { $0 = .paused }
                     }
                 }
-                continuation.yield(event)
+                publish(event)
             }
             current.withLock { $0 = runner }
             if stopRequested.load(ordering: .relaxed) { runner.stop() }
@@ -204,7 +209,7 @@ public final class ScanController: Sendable {
             attempt = played.load(ordering: .relaxed) ? 1 : attempt + 1
             let reason = failure?.description ?? "end of stream"
             if let max = backoff.maxAttempts, attempt > max {
-                continuation.yield(.gaveUp(attempts: attempt - 1, reason: reason))
+                publish(.gaveUp(attempts: attempt - 1, reason: reason))
                 stateBox.withLock { $0 = .failed(reason) }
                 finish(summary: summary)
                 return
@@ -216,7 +221,7 @@ public final class ScanController: Sendable {
             }
             let delay = backoff.delay(attempt: attempt)
             stateBox.withLock { $0 = .restarting(attempt: attempt) }
-            continuation.yield(.reconnecting(attempt: attempt, delaySeconds: delay, reason: reason))
+            publish(.reconnecting(attempt: attempt, delaySeconds: delay, reason: reason))
             let until = Date(timeIntervalSinceNow: delay)
             while Date() < until && !stopRequested.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.05) }
             if stopRequested.load(ordering: .relaxed) {
@@ -225,6 +230,11 @@ public final class ScanController: Sendable {
                 return
             }
         }
+    }
+
+    private func publish(_ event: Event) {
+        observer?(event)
+        continuation.yield(event)
     }
 
     private func finish(summary: RunSummary?) {

@@ -53,6 +53,9 @@ public final class ScanRunner: Sendable {
         running.withLock { $0?.postError(message) }
     }
 
+    /// How far the running graph has got (nil when none runs).
+    public var progress: ScanProgress? { running.withLock { $0?.progress } }
+
     /// Changes the overlay's look while playing, from the next frame drawn.
     public func setStyle(_ style: OverlayStyle) { live.set(style: style) }
 
@@ -161,14 +164,14 @@ public final class ScanRunner: Sendable {
             if camera?.needsJPEGDecoder == true { try GStreamer.require(["jpegdec"]) }
         }
         let pipeline = try Pipeline(launch: Self.description(for: c, camera: camera))
-        running.withLock { $0 = PipelineHandle(pipeline) }
-        defer { running.withLock { $0 = nil } }
         if let camera, let filter = pipeline.child("camcaps") { setProperty(filter, "caps", camera.caps) }
         if let rtspOut, let sink = pipeline.child("rtspout") { bs_set_string(sink, "channel", rtspOut.channel) }
         defer { withExtendedLifetime(rtspOut) {} }
         let live = c.input.isLive
         let context = ScanContext(
             configuration: c, timeline: timeline, live: self.live, frameAccurate: !live, emit: onEvent)
+        running.withLock { $0 = PipelineHandle(pipeline: pipeline, context: context) }
+        defer { running.withLock { $0 = nil } }
         try configure(pipeline, context: context, live: live)
 
         let start = Date()
@@ -467,6 +470,7 @@ final class ScanContext: @unchecked Sendable {
         var framesScanned = 0
         var last: (frame: Int, ptsNs: UInt64?) = (0, nil)
         let tracker: Tracker
+        var duplicates: DuplicateFilter
     }
 
     let configuration: RunConfiguration
@@ -517,7 +521,10 @@ final class ScanContext: @unchecked Sendable {
         self.emit = emit
         // Only an overlay takes results by frame; with nothing drawn the board keeps just the newest.
         board = ResultBoard(frameAccurate: frameAccurate && configuration.draws)
-        delivery = Mutex(Delivery(tracker: Tracker(lostAfterFrames: configuration.lostAfterFrames)))
+        delivery = Mutex(
+            Delivery(
+                tracker: Tracker(lostAfterFrames: configuration.lostAfterFrames),
+                duplicates: DuplicateFilter(policy: configuration.duplicates)))
         let style = live.style
         renderer = OverlayRenderer(style: style.style)
         styleGeneration = style.generation
@@ -689,7 +696,7 @@ final class ScanContext: @unchecked Sendable {
                         emit(.detection(frame: r.frame, ptsNs: r.ptsNs, detection: det, track: id))
                     }
                 } else {
-                    for e in trackEvents { emit(e) }
+                    for e in trackEvents where d.duplicates.admit(e) { emit(e) }
                 }
                 board.publish(ptsNs: r.ptsNs, r.detections)
             }
@@ -707,7 +714,8 @@ final class ScanContext: @unchecked Sendable {
     /// After the run: close the open tracks; returns frames scanned and codes seen.
     func finish() -> (frames: Int, codes: Int) {
         delivery.withLock { d in
-            for e in d.tracker.finish(frame: d.last.frame, ptsNs: d.last.ptsNs) where !configuration.everyFrame {
+            for e in d.tracker.finish(frame: d.last.frame, ptsNs: d.last.ptsNs)
+            where !configuration.everyFrame && d.duplicates.admit(e) {
                 emit(e)
             }
             return (d.framesScanned, d.tracker.tracksStarted)
@@ -762,9 +770,33 @@ final class ScanContext: @unchecked Sendable {
     }
 }
 
-/// Sendable: only `postError` is called through it, and posting to a bus is thread-safe.
+/// Sendable: only `postError` and the position and duration queries are made through it, and both are
+/// thread-safe in GStreamer; the context's counters are atomics and `Mutex`es.
 struct PipelineHandle: @unchecked Sendable {
     let pipeline: Pipeline
-    init(_ pipeline: Pipeline) { self.pipeline = pipeline }
+    let context: ScanContext
     func postError(_ message: String) { pipeline.postError(message) }
+
+    var progress: ScanProgress {
+        let (frames, pts) = context.delivery.withLock { ($0.framesScanned, $0.last.ptsNs) }
+        var duration: gint64 = -1
+        let known = gst_element_query_duration(pipeline.element, GST_FORMAT_TIME, &duration) != 0 && duration > 0
+        return ScanProgress(
+            frames: frames, codes: context.seen.load(ordering: .relaxed), positionNs: pts,
+            durationNs: known ? UInt64(duration) : nil, seconds: Date().timeIntervalSince(context.started))
+    }
+}
+
+/// How far a run has got, for a progress line.
+public struct ScanProgress: Sendable {
+    /// Frames scanned so far.
+    public var frames: Int
+    /// Codes seen (tracks started).
+    public var codes: Int
+    /// The stream time of the last frame scanned, and the stream's duration when it has one (files).
+    public var positionNs: UInt64?
+    public var durationNs: UInt64?
+    /// Since the graph was built.
+    public var seconds: Double
+    public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 }

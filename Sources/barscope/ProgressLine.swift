@@ -1,0 +1,82 @@
+import Barscope
+import Foundation
+
+/// The run's progress on standard error while it runs: on a terminal, one line redrawn in place (a bar when the
+/// stream has a duration: position / duration, frames per second, codes found); otherwise a plain line every
+/// few seconds, for logs. Standard output stays for events.
+final class ProgressLine: @unchecked Sendable {
+    // Sendable: `running` and the line's width are touched under `lock`; the thread only reads the control.
+    private let control: RunControl
+    private let terminal: Bool
+    private let interval: Double
+    private let lock = NSLock()
+    private var running = true
+    private var drawn = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(control: RunControl, terminal: Bool = isatty(STDERR_FILENO) == 1) {
+        self.control = control
+        self.terminal = terminal
+        interval = terminal ? 0.25 : 5
+        let thread = Thread { [self] in loop() }
+        thread.name = "barscope-progress"
+        thread.start()
+    }
+
+    /// Stops drawing and clears the line, before the summary is printed.
+    func end() {
+        lock.lock()
+        running = false
+        lock.unlock()
+        finished.wait()
+        lock.lock()
+        if drawn && terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        lock.unlock()
+    }
+
+    private func loop() {
+        defer { finished.signal() }
+        var next = Date(timeIntervalSinceNow: interval)
+        while true {
+            Thread.sleep(forTimeInterval: 0.05)
+            lock.lock()
+            let go = running
+            lock.unlock()
+            guard go else { return }
+            guard Date() >= next else { continue }
+            next = Date(timeIntervalSinceNow: interval)
+            guard let p = control.progress, p.frames > 0 else { continue }
+            let text = Self.describe(p, barWidth: terminal ? 24 : 0)
+            lock.lock()
+            if running {
+                FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + text : text + "\n").utf8))
+                drawn = true
+            }
+            lock.unlock()
+        }
+    }
+
+    /// `[#########---------------]  0:12.3 / 0:30.0  41 %  245 frames/s  3 codes` (no bar without a duration).
+    static func describe(_ p: ScanProgress, barWidth: Int) -> String {
+        func clock(_ ns: UInt64) -> String {
+            let s = Double(ns) / 1e9
+            return String(format: "%d:%04.1f", Int(s) / 60, s.truncatingRemainder(dividingBy: 60))
+        }
+        var parts: [String] = []
+        if let position = p.positionNs, let duration = p.durationNs, duration > 0 {
+            let fraction = min(1, Double(position) / Double(duration))
+            if barWidth > 0 {
+                let filled = Int((fraction * Double(barWidth)).rounded())
+                parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled) + "]")
+            }
+            parts.append("\(clock(position)) / \(clock(duration))")
+            parts.append(String(format: "%.0f %%", fraction * 100))
+        } else if let position = p.positionNs {
+            parts.append(clock(position))
+        }
+        parts.append("\(p.frames) frames")
+        parts.append(String(format: "%.0f frames/s", p.framesPerSecond))
+        parts.append("\(p.codes) code\(p.codes == 1 ? "" : "s")")
+        return "barscope: " + parts.joined(separator: "  ")
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// The progress line: drawn in place on a terminal (a pseudo-terminal made by `script`), plain lines otherwise;
+/// the one-line summary at the end either way.
+@Suite(.serialized) struct ProgressTests {
+    static func clip() throws -> String {
+        let path = Tool.folder.appendingPathComponent("progress-720p.mp4").path
+        if !FileManager.default.fileExists(atPath: path) {
+            let made = try Tool.run(["generate", path, "--size", "1280x720", "--frames", "300"])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        return path
+    }
+
+    @Test func barOnATerminal() throws {
+        let clip = try Self.clip()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        // -q quiet, -f flush, -e the child's exit status; the typescript itself goes nowhere.
+        p.arguments = ["-qfec", "'\(Tool.url.path)' run '\(clip)' --events /dev/null", "/dev/null"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        // Redrawn in place: carriage return and erase-line before each state of the bar.
+        let redraws = text.components(separatedBy: "\r\u{1B}[K").dropFirst()
+        #expect(redraws.count >= 3, "\(text.debugDescription)")
+        let bars = redraws.filter { $0.contains("[#") && $0.contains(" / 0:10.0") && $0.contains("frames/s") }
+        #expect(!bars.isEmpty, "\(text.debugDescription)")
+        #expect(text.contains("300 frames in"), "the summary follows: \(text.debugDescription)")
+    }
+
+    @Test func plainLinesWhenNotATerminal() throws {
+        // Six seconds of the live demo: one plain progress line at 5 s, then the summary.
+        let r = try Tool.run(["run", "demo", "--live", "--frames", "180", "--size", "320x240", "--events", "/dev/null"])
+        #expect(r.status == 0)
+        #expect(!r.stderr.contains("\r") && !r.stderr.contains("\u{1B}"), "\(r.stderr.debugDescription)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.hasPrefix("barscope: 0:0") == true && lines.first?.contains("frames/s") == true)
+        #expect(lines.last?.contains("180 frames in") == true)
+    }
+}
