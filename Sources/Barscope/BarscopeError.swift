@@ -7,13 +7,15 @@ public enum BarscopeError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A GStreamer error at run time, with the element that posted it. Exit code 3.
     case pipeline(GStreamerError)
     /// A required GStreamer element is missing. Exit code 3.
-    case missingElement(name: String, package: String)
+    /// `package` is nil when no Debian package of GStreamer's that Barscope knows brings it.
+    case missingElement(name: String, package: String?)
 
     public var description: String {
         switch self {
         case .badValue(let m), .badInput(let m): return m
         case .pipeline(let e): return e.description
-        case .missingElement(let name, let package): return "no such element '\(name)' (install \(package))"
+        case .missingElement(let name, let package?): return "no such element '\(name)' (install \(package))"
+        case .missingElement(let name, nil): return "no such element '\(name)' (no installed GStreamer plugin has it)"
         }
     }
 

@@ -28,7 +28,10 @@ enum PipelinesCommand {
             guard FileManager.default.fileExists(atPath: file) else { throw BarscopeError.badInput("\(path): no such file") }
             var spec = try PipelineSpec(file: file)
             try spec.set("source", "input", "demo", origin: "validate")  // the input is checked when it runs
-            _ = try spec.configuration()
+            let (configuration, _) = try spec.configuration()
+            do { try ScanRunner.checkGraph(configuration) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(e.description.hasPrefix(file) ? e.description : "\(file): \(e.description)")
+            }
             print("\(file): ok")
         }
         return 0

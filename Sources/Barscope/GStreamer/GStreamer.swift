@@ -22,9 +22,17 @@ public enum GStreamer {
         }
     }
 
-    /// Where a factory comes from on Debian 12.
-    static func debianPackage(for factory: String) -> String {
+    /// Where a factory comes from on Debian 12 (nil for one Barscope does not know).
+    static func debianPackage(for factory: String) -> String? {
         switch factory {
+        case "tee", "queue", "fakesink", "filesink", "filesrc", "identity", "capsfilter", "valve", "multiqueue":
+            return "libgstreamer1.0-0"
+        case "videoconvert", "videoscale", "videorate", "appsink", "appsrc", "uridecodebin", "decodebin",
+            "videotestsrc", "audiotestsrc", "playbin", "theoraenc", "oggmux":
+            return "gstreamer1.0-plugins-base"
+        case "jpegenc", "jpegdec", "pngenc", "pngdec", "multifilesink", "vp8enc", "vp9enc", "webmmux", "v4l2src",
+            "imagefreeze", "udpsink", "udpsrc", "rtpjitterbuffer", "flvmux", "rtmpsink":
+            return "gstreamer1.0-plugins-good"
         case "x264enc": return "gstreamer1.0-plugins-ugly"
         case "avdec_h264": return "gstreamer1.0-libav"
         case "cairooverlay", "videocrop", "matroskamux", "qtdemux", "rtspsrc", "ximagesink", "mp4mux", "splitmuxsink":
@@ -32,7 +40,8 @@ public enum GStreamer {
         case "h264parse", "zbar", "intervideosink", "intervideosrc": return "gstreamer1.0-plugins-bad"
         case "rtph264pay": return "gstreamer1.0-plugins-good"
         case "autovideosink": return "gstreamer1.0-plugins-good"
-        default: return "gstreamer1.0-plugins-base"
+        case "x265enc", "srtsink", "srtsrc", "webrtcbin", "kmssink": return "gstreamer1.0-plugins-bad"
+        default: return nil
         }
     }
 }

@@ -16,8 +16,9 @@ public final class Pipeline {
         if let error {
             if let made { gst_object_unref(made) }
             let e = GStreamerError(taking: error)
-            if e.domain == "gst_parse_error" || e.domain == "gst-parse-error-quark",
-                let missing = e.message.split(separator: "'").dropFirst().first, e.message.contains("no element")
+            // "no element \"x264enc\"" (quoted either way, by GStreamer version).
+            if e.domain == "gst_parse_error" || e.domain == "gst-parse-error-quark", e.message.contains("no element"),
+                let missing = e.message.split(whereSeparator: { $0 == "'" || $0 == "\"" }).dropFirst().first
             {
                 throw BarscopeError.missingElement(
                     name: String(missing), package: GStreamer.debianPackage(for: String(missing)))

@@ -12,6 +12,9 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
     /// A still image file (PNG, JPEG, BMP, TIFF, WebP), read by `uridecodebin` as one frame; the run repeats it
     /// (`RunConfiguration.imageFrames`) so that a recording of it lasts long enough to be seen.
     case image(uri: String, path: String)
+    /// A gst-launch fragment written by a pipeline file's author (`[source] launch`), whose output feeds the
+    /// scanner; `live` when it runs on its own clock.
+    case launch(String, live: Bool)
 
     /// Parses what the user wrote after `--input`: `demo`, a path, a URI or `/dev/videoN`.
     ///
@@ -56,6 +59,7 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
         case .device: return true
         case .image: return false
         case .uri(let u, _): return !u.hasPrefix("file:")
+        case .launch(_, let live): return live
         }
     }
 
@@ -66,6 +70,7 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
         case .uri(_, let display): return display
         case .device(let d): return d
         case .image(_, let path): return path
+        case .launch: return "[source] launch"
         }
     }
 

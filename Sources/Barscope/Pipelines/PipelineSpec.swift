@@ -18,7 +18,7 @@ public struct PipelineSpec: Sendable {
     /// Every section and its keys.
     public static let schema: [String: [String]] = [
         "pipeline": ["description"],
-        "source": ["input", "size", "fps", "frames", "live", "format", "rtsp-transport", "latency"],
+        "source": ["input", "launch", "size", "fps", "frames", "live", "format", "rtsp-transport", "latency"],
         "viewfinder": [
             "enabled", "aspect-ratio", "insets", "preferred-height", "region", "secondary-aspect-ratio",
             "secondary-insets",
@@ -41,6 +41,12 @@ public struct PipelineSpec: Sendable {
     private var values: [String: Value] = [:]
     /// `-S` values accumulate rather than replace.
     private var symbologies: [Value] = []
+    /// `[properties] element.property = value`, in order.
+    private var properties: [ElementProperty] = []
+    /// The keys of a `[branch NAME]` section.
+    static let branchKeys = ["from", "launch"]
+    /// How errors list the sections: the fixed ones, and the two kinds with names or free keys.
+    static var sectionList: String { (schema.keys.sorted() + ["branch NAME", "properties"]).joined(separator: ", ") }
 
     public init() {}
 
@@ -61,9 +67,8 @@ public struct PipelineSpec: Sendable {
         for g in 0..<Int(groupCount) {
             guard let groupName = groups[g] else { continue }
             let section = String(cString: groupName)
-            guard Self.schema[section] != nil else {
-                throw BarscopeError.badValue(
-                    "\(path): [\(section)]: unknown section (one of \(Self.schema.keys.sorted().joined(separator: ", ")))")
+            guard Self.schema[section] != nil || section == "properties" || Self.branchName(section) != nil else {
+                throw BarscopeError.badValue("\(path): [\(section)]: unknown section (one of \(Self.sectionList))")
             }
             var keyCount: gsize = 0
             guard let keys = g_key_file_get_keys(keyFile, groupName, &keyCount, nil) else { continue }
@@ -81,9 +86,25 @@ public struct PipelineSpec: Sendable {
     /// Sets `section.key` from `origin` (a file path, `--set`, or a flag's name).
     /// - Throws: ``BarscopeError/badValue`` for an unknown section or key.
     public mutating func set(_ section: String, _ key: String, _ value: String, origin: String) throws {
+        if section == "properties" {
+            let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw BarscopeError.badValue("\(origin): [properties] \(key): expected ELEMENT.PROPERTY = VALUE")
+            }
+            properties.removeAll { $0.element == parts[0] && $0.property == parts[1] }
+            properties.append(ElementProperty(element: parts[0], property: parts[1], value: value, origin: origin))
+            return
+        }
+        if Self.branchName(section) != nil {
+            guard Self.branchKeys.contains(key) else {
+                throw BarscopeError.badValue(
+                    "\(origin): [\(section)] \(key): unknown key (one of \(Self.branchKeys.joined(separator: ", ")))")
+            }
+            values[section + "." + key] = Value(text: value, origin: origin)
+            return
+        }
         guard let keys = Self.schema[section] else {
-            throw BarscopeError.badValue(
-                "\(origin): [\(section)]: unknown section (one of \(Self.schema.keys.sorted().joined(separator: ", ")))")
+            throw BarscopeError.badValue("\(origin): [\(section)]: unknown section (one of \(Self.sectionList))")
         }
         guard keys.contains(key) else {
             throw BarscopeError.badValue(
@@ -112,6 +133,14 @@ public struct PipelineSpec: Sendable {
             values[other] = nil
         }
         values[name] = Value(text: value, origin: origin)
+    }
+
+    /// `branch archive` → `archive` (letters, digits, - and _), else nil.
+    static func branchName(_ section: String) -> String? {
+        guard section.hasPrefix("branch ") else { return nil }
+        let name = String(section.dropFirst(7))
+        let ok = !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        return ok ? name : nil
     }
 
     /// Flags are one source (the command line); a file is another.
@@ -178,6 +207,17 @@ public struct PipelineSpec: Sendable {
         if let v = try int("source.fps", min: 1) { demo.fps = v }
         if let v = try int("source.frames", min: 0) { demo.frames = v }
         if let v = try bool("source.live") { demo.live = v }
+        if let launch = values["source.launch"] {
+            // The file's own source: its author's fragment; user values reach it through [properties].
+            if let input = values["source.input"], input.origin != "validate" {
+                throw BarscopeError.badValue(
+                    "\(launch.origin): [source]: give either input or launch, not both (input from \(input.origin))")
+            }
+            guard !launch.text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw BarscopeError.badValue("\(launch.origin): [source] launch: empty")
+            }
+            c.input = .launch(launch.text, live: demo.live)
+        } else {
         do { c.input = try InputSource.parse(text("source.input") ?? "demo", demo: demo) } catch let e as BarscopeError {
             // A file or --set is named; a flag or positional source already is the value at fault.
             if let v = values["source.input"], v.origin != "the command line",
@@ -188,6 +228,7 @@ public struct PipelineSpec: Sendable {
             throw e
         }
 
+        }
         if text("source.frames") != nil { c.imageFrames = demo.frames }
         c.imageFPS = demo.fps
         // A camera is asked only for what was stated; the demo's defaults are not a request.
@@ -280,6 +321,21 @@ public struct PipelineSpec: Sendable {
         if let v = try bool("display.enabled") { c.display = v }
         c.serveRTSP = text("rtsp.serve")
         c.snapshotFolder = text("snapshots.folder")
+        for name in Set(values.keys.compactMap { k -> String? in
+            guard k.hasPrefix("branch ") else { return nil }
+            return String(k.split(separator: ".", maxSplits: 1)[0])
+        }).sorted() {
+            let origin = (values[name + ".launch"] ?? values[name + ".from"])!.origin
+            guard let launch = values[name + ".launch"]?.text, !launch.isEmpty else {
+                throw BarscopeError.badValue("\(origin): [\(name)] launch: required (a gst-launch fragment)")
+            }
+            let from = values[name + ".from"]?.text ?? "annotated"
+            guard from == "annotated" || from == "raw" else {
+                throw BarscopeError.badValue("\(origin): [\(name)] from: '\(from)' is not annotated or raw")
+            }
+            c.branches.append(Branch(name: Self.branchName(name)!, annotated: from == "annotated", launch: launch))
+        }
+        c.properties = properties
         return (c, text("events.path") ?? "-")
     }
 

@@ -48,8 +48,44 @@ public struct RunConfiguration: Sendable {
     /// A folder where, for each new code, the annotated frame is saved as PNG.
     public var snapshotFolder: String? = nil
 
+    /// Extra branches from a pipeline file (`[branch NAME]`): gst-launch fragments fed with the raw frames or the
+    /// annotated ones.
+    public var branches: [Branch] = []
+    /// Properties set on named elements of the graph once it is built (`[properties] element.property = value`):
+    /// how user values reach a pipeline file's fragments, never pasted into a launch string.
+    public var properties: [ElementProperty] = []
+
     /// Whether the overlay branch exists at all (nothing draws when nobody watches).
-    var draws: Bool { recording != nil || display || snapshotFolder != nil || serveRTSP != nil }
+    var draws: Bool {
+        recording != nil || display || snapshotFolder != nil || serveRTSP != nil || branches.contains { $0.annotated }
+    }
+}
+
+/// A branch of the graph given as a gst-launch fragment.
+public struct Branch: Sendable, Equatable {
+    public var name: String
+    /// Fed with the annotated frames (after the overlay) rather than the raw ones (at the tee).
+    public var annotated: Bool
+    public var launch: String
+    public init(name: String, annotated: Bool, launch: String) {
+        self.name = name
+        self.annotated = annotated
+        self.launch = launch
+    }
+}
+
+/// One `element.property = value`, and where it was written (for errors).
+public struct ElementProperty: Sendable, Equatable {
+    public var element: String
+    public var property: String
+    public var value: String
+    public var origin: String
+    public init(element: String, property: String, value: String, origin: String) {
+        self.element = element
+        self.property = property
+        self.value = value
+        self.origin = origin
+    }
 }
 
 /// What a finished run measured.

@@ -76,11 +76,14 @@ public final class ScanRunner: Sendable {
         case .uri: d = "uridecodebin name=src ! tee name=t"
         // imagefreeze repeats the one decoded picture at a rate, so that a recording of it has a duration.
         case .image: d = "uridecodebin name=src ! imagefreeze name=freeze ! capsfilter name=freezecaps ! tee name=t"
+        // The file's author wrote it; user values reach it as properties on its named elements.
+        case .launch(let fragment, _): d = "\(fragment) ! tee name=t"
         case .device:
             d = "v4l2src name=src ! capsfilter name=camcaps ! "
             d += camera?.needsJPEGDecoder == true ? "jpegdec ! videoconvert ! tee name=t" : "videoconvert ! tee name=t"
         }
         d += " t. ! queue name=scanq ! videocrop name=crop ! videoconvert name=scanconv ! appsink name=scan"
+        for b in c.branches where !b.annotated { d += " t. ! queue name=branch-\(b.name) ! \(b.launch)" }
         if c.draws {
             d += " t. ! queue name=drawq ! videoconvert ! video/x-raw,format=BGRx ! cairooverlay name=overlay"
             d += " ! tee name=out"
@@ -100,7 +103,8 @@ public final class ScanRunner: Sendable {
                 // Live clients take the newest frames; the served media starts from the matching intervideosrc.
                 d += " out. ! queue name=rtspq leaky=downstream max-size-buffers=2 ! intervideosink name=rtspout"
             }
-            if c.recording == nil && !c.display && c.serveRTSP == nil {
+            for b in c.branches where b.annotated { d += " out. ! queue name=branch-\(b.name) ! \(b.launch)" }
+            if c.recording == nil && !c.display && c.serveRTSP == nil && !c.branches.contains(where: { $0.annotated }) {
                 // Drawn only for --snapshots: the frames end here.
                 d += " out. ! fakesink sync=false async=false"
             }
@@ -133,6 +137,7 @@ public final class ScanRunner: Sendable {
         case .uri: factories.append("uridecodebin")
         case .image: factories += ["uridecodebin", "imagefreeze", "capsfilter"]
         case .device: factories += ["v4l2src", "capsfilter"]
+        case .launch: break  // the fragment's elements are checked as it is parsed
         }
         if c.draws { factories.append("cairooverlay") }
         if let r = c.recording {
@@ -281,15 +286,22 @@ public final class ScanRunner: Sendable {
     /// Sets the user's values as properties on named elements and connects the callbacks.
     private func configure(_ pipeline: Pipeline, context: ScanContext, live: Bool) throws {
         let c = configuration
-        guard let src = pipeline.child("src"), let scan = pipeline.child("scan"), let crop = pipeline.child("crop"),
+        guard let scan = pipeline.child("scan"), let crop = pipeline.child("crop"),
             let scanq = pipeline.child("scanq"), let tee = pipeline.child("t")
         else { throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "graph incomplete")) }
+        try Self.setProperties(c.properties, in: pipeline)
+        // Our sources are named src; a pipeline file's own source fragment needs nothing from us.
+        let src = pipeline.child("src")
+        if src == nil, case .launch = c.input {} else if src == nil {
+            throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "graph incomplete"))
+        }
         context.crop = crop
         context.recordingCrop = pipeline.child("reccrop")
         switch c.input {
         case .demo(let options):
-            DemoFeeder(options: options).attach(to: src, live: live)
+            DemoFeeder(options: options).attach(to: src!, live: live)
         case .uri(let uri, _):
+            let src = src!
             bs_set_string(src, "uri", uri)
             if uri.lowercased().hasPrefix("rtsp") {
                 // rtspsrc is made inside uridecodebin; its transport and latency are set as it appears.
@@ -302,6 +314,7 @@ public final class ScanRunner: Sendable {
             setProperty(src, "caps", "video/x-raw(ANY)")
             bs_set_bool(src, "expose-all-streams", 0)
         case .image(let uri, _):
+            let src = src!
             bs_set_string(src, "uri", uri)
             setProperty(src, "caps", "video/x-raw(ANY)")
             if let freeze = pipeline.child("freeze"), let rate = pipeline.child("freezecaps") {
@@ -309,7 +322,9 @@ public final class ScanRunner: Sendable {
                 setProperty(rate, "caps", "video/x-raw,framerate=\(c.imageFPS)/1")
             }
         case .device(let path):
-            bs_set_string(src, "device", path)
+            bs_set_string(src!, "device", path)
+        case .launch:
+            break
         }
 
         setProperty(scan, "caps", lumaCaps)
@@ -409,6 +424,29 @@ public final class ScanRunner: Sendable {
         if c.display, let window = pipeline.child("window") {
             bs_set_bool(window, "sync", 1)
         }
+    }
+
+    /// `[properties] element.property = value`: each value set on the named element as GStreamer parses it from a
+    /// string (numbers, enums, caps...), never pasted into a launch description.
+    static func setProperties(_ properties: [ElementProperty], in pipeline: Pipeline) throws {
+        for p in properties {
+            let at = "\(p.origin): [properties] \(p.element).\(p.property)"
+            guard let element = pipeline.child(p.element) else {
+                throw BarscopeError.badValue("\(at): no element named '\(p.element)' in the graph")
+            }
+            guard bs_has_property(element, p.property) != 0 else {
+                throw BarscopeError.badValue("\(at): element '\(p.element)' has no property '\(p.property)'")
+            }
+            gst_util_set_object_arg(bs_gobject(element), p.property, p.value)
+        }
+    }
+
+    /// Builds the graph a configuration describes without running it: a pipeline file's fragments parse, their
+    /// elements exist (or the Debian package to install is named), and its properties name real elements and
+    /// properties (`barscope validate`).
+    public static func checkGraph(_ c: RunConfiguration) throws {
+        let pipeline = try Pipeline(launch: description(for: c))
+        try setProperties(c.properties, in: pipeline)
     }
 
     /// Turns a bus error into one line naming the input when the input is at fault.

@@ -51,6 +51,7 @@ static inline GstBin *bs_bin(gpointer p) { return GST_BIN(p); }
 static inline GstAppSink *bs_app_sink(GstElement *e) { return GST_APP_SINK(e); }
 static inline GstAppSrc *bs_app_src(GstElement *e) { return GST_APP_SRC(e); }
 static inline GstObject *bs_gst_object(gpointer p) { return GST_OBJECT(p); }
+static inline GObject *bs_gobject(gpointer p) { return G_OBJECT(p); }
 
 // g_object_set/get are varargs.
 void bs_set_string(gpointer object, const char *name, const char *value);
