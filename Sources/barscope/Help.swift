@@ -91,11 +91,15 @@ enum Help {
                                  label-color, label-background, labels (on/off), status (on/off),
                                  label-format ('{data} {type} {quality}'); colours #RRGGBB[AA] or none
           --no-status            no status line (frame, codes in view and seen, frames/s)
-          --quiet                no summary line on standard error
+          --quiet                no progress or summary line on standard error (by default a progress bar
+                                 on a terminal, a plain line every 5 s otherwise, and a summary at the end)
+          --control -|FIFO       commands for the running pipeline, one a line: viewfinder W:H|off
+                                 [animate N], region x,y,w,h [animate N], symbologies VALUES..., engine E,
+                                 style KEY=VALUE..., pause, resume, stop
 
         Events: {"event":"appeared","track":1,"frame":0,"pts_ns":0,"type":"QR-Code","data":"...",
         "quality":1,"polygon":[[x,y],...],"bounds":{...},"in_viewfinder":true}, then "lost", "state",
-        "warning", "error" and "eos". pts_ns is the stream's own timestamp; frame counts decoded frames
+        "viewfinder" (a change took effect), "warning", "error" and "eos". pts_ns is the stream's own timestamp; frame counts decoded frames
         from 0; coordinates are full-frame pixels. With --events -, standard output carries only events.
 
         SIGINT, SIGTERM or SIGHUP finishes the recording and stops (exit 128+signal); a second one stops

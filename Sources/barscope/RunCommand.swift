@@ -31,6 +31,7 @@ enum RunCommand {
         var assignments: [(section: String, key: String, value: String, origin: String)] = []
         var sets: [String] = []
         var quiet = false
+        var controlPath: String? = nil
         var help = false
         var reconnect = ReconnectPolicy()
         var args = Arguments(command: "run", tokens)
@@ -67,6 +68,7 @@ enum RunCommand {
                 let n = try parseInt(try next(), option: "--reconnect-attempts", min: 0)
                 reconnect.maxAttempts = n == 0 ? nil : n
             case "--quiet", "-q": quiet = true
+            case "--control": controlPath = try next()
             case "--help", "-h": help = true
             default: return false
             }
@@ -106,6 +108,10 @@ enum RunCommand {
         StopSignals.install()
         let control = RunControl()
         let progress = quiet ? nil : ProgressLine(control: control)
+        let channel = try controlPath.map {
+            try ControlChannel(path: $0, control: control, configuration: c) { writer.write($0) }
+        }
+        defer { withExtendedLifetime(channel) {} }
         let summary: RunSummary
         do {
             summary = try ScanRunner.runReconnecting(c, policy: reconnect, control: control) { writer.write($0) }
@@ -126,7 +132,8 @@ enum RunCommand {
             if let r = c.recording { line += ", recorded to \(r.segmentSeconds == nil ? r.path : r.segmentPattern)" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
-        if summary.interrupted { return 128 + StopSignals.last }
+        // Stopped by a signal: 128 + its number; by a `stop` command: a normal end.
+        if summary.interrupted && StopSignals.last != 0 { return 128 + StopSignals.last }
         return 0
     }
 }

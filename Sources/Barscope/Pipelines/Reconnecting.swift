@@ -1,5 +1,6 @@
 import CBarscope
 import Foundation
+import Synchronization
 
 /// How a network source comes back after it fails: capped exponential backoff, a bounded number of attempts.
 public struct ReconnectPolicy: Hashable, Sendable {
@@ -26,11 +27,58 @@ public final class RunControl: Sendable {
         current.withLock { $0?.stop() }
     }
     var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    /// Live changes, passed to the pipeline of the moment and kept for the ones rebuilt after it.
+    public func pause() {
+        paused.store(true, ordering: .relaxed)
+        current.withLock { $0?.pause() }
+    }
+    public func resume() {
+        paused.store(false, ordering: .relaxed)
+        current.withLock { $0?.resume() }
+    }
+    public func setViewfinder(_ v: Viewfinder, animationFrames: Int = 0) throws {
+        try current.withLock { try $0?.setViewfinder(v, animationFrames: animationFrames) }
+        changes.withLock { $0.viewfinder = v }
+    }
+    public func setDecoder(_ settings: ScannerSettings) {
+        current.withLock { $0?.setDecoder(settings) }
+        changes.withLock { $0.settings = settings }
+    }
+    public func setEngine(_ engine: Engine) {
+        let settings = changes.withLock { $0.settings }
+        current.withLock { r in r.map { $0.setDecoder(settings ?? $0.configuration.scanner, engine: engine) } }
+        changes.withLock { $0.engine = engine }
+    }
+    public func setStyle(_ style: OverlayStyle) {
+        current.withLock { $0?.setStyle(style) }
+        changes.withLock { $0.style = style }
+    }
+    /// The configuration of the next pipeline: the first one's, with the live changes since.
+    func applying(to c: RunConfiguration) -> RunConfiguration {
+        var c = c
+        changes.withLock { ch in
+            if let v = ch.viewfinder { c.viewfinder = v }
+            if let s = ch.settings { c.scanner = s }
+            if let e = ch.engine { c.engine = e }
+            if let s = ch.style { c.style = s }
+        }
+        return c
+    }
+    private struct Changes {
+        var viewfinder: Viewfinder? = nil
+        var settings: ScannerSettings? = nil
+        var engine: Engine? = nil
+        var style: OverlayStyle? = nil
+    }
+    private let changes = Mutex(Changes())
+    private let paused = Atomic<Bool>(false)
+
     /// The running pipeline's progress (nil between runs).
     public var progress: ScanProgress? { current.withLock { $0?.progress } }
     func attach(_ runner: ScanRunner) {
         current.withLock { $0 = runner }
         if isStopped { runner.stop() }
+        if paused.load(ordering: .relaxed) { runner.pause() }
     }
 }
 
@@ -57,7 +105,7 @@ extension ScanRunner {
             let attemptsSoFar = attempt
             let recovered = Atomic<Bool>(false)
             let played = Atomic<Bool>(false)
-            let runner = ScanRunner(configuration: c) { event in
+            let runner = ScanRunner(configuration: control.applying(to: c)) { event in
                 if case .state("playing") = event { played.store(true, ordering: .relaxed) }
                 // The first frame scanned after a reconnection: it is back.
                 if resumed, !recovered.load(ordering: .relaxed), case .state("playing") = event {
@@ -109,4 +157,3 @@ extension Recording {
     }
 }
 
-import Synchronization

@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// `--control -`: commands on standard input change a running pipeline (viewfinder, pause, resume, stop).
+@Suite(.serialized) struct ControlTests {
+    /// The events a running child has printed so far, read on a thread of their own.
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        init(_ handle: FileHandle) {
+            let thread = Thread { [self] in
+                var pending = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { return }
+                    pending.append(chunk)
+                    while let nl = pending.firstIndex(of: 10) {
+                        let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
+                        pending.removeSubrange(pending.startIndex...nl)
+                        lines.withLock { $0.append(line) }
+                    }
+                }
+            }
+            thread.start()
+        }
+        var all: [String] { lines.withLock { $0 } }
+        func waitFor(_ seconds: Double, from start: Int = 0, _ match: (String) -> Bool) -> Int? {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while Date() < deadline {
+                let now = all
+                if now.count > start, let i = now[start...].firstIndex(where: match) { return i }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return nil
+        }
+    }
+
+    @Test func commandsChangeTheRunningPipeline() throws {
+        let p = Process()
+        p.executableURL = Tool.url
+        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--every-frame", "--control", "-",
+                       "--quiet"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        let lines = Lines(output.fileHandleForReading)
+        func send(_ command: String) { input.fileHandleForWriting.write(Data((command + "\n").utf8)) }
+
+        #expect(lines.waitFor(10) { $0.contains(#""event":"detection""#) } != nil)
+        send("region 0.0,0.0,0.5,1.0")
+        let changed = try #require(lines.waitFor(5) { $0.contains(#""event":"viewfinder""#) })
+        let event = try #require(
+            try JSONSerialization.jsonObject(with: Data(lines.all[changed].utf8)) as? [String: Any])
+        let region = try #require(event["region"] as? [String: Int])
+        #expect(region == ["x": 0, "y": 0, "width": 320, "height": 360], "\(region)")
+        // Detections after the change lie in the left half.
+        let after = try #require(lines.waitFor(5, from: changed + 1) { $0.contains(#""event":"detection""#) })
+        let d = try #require(try JSONSerialization.jsonObject(with: Data(lines.all[after].utf8)) as? [String: Any])
+        let bounds = try #require(d["bounds"] as? [String: Int])
+        #expect(bounds["x"]! + bounds["width"]! <= 320, "\(bounds)")
+
+        send("pause")
+        let paused = try #require(lines.waitFor(5, from: changed) { $0.contains(#""state":"paused""#) })
+        send("resume")
+        #expect(lines.waitFor(5, from: paused) { $0.contains(#""state":"playing""#) } != nil)
+        send("zoom 2")
+        #expect(lines.waitFor(5) { $0.contains(#""event":"warning""#) && $0.contains("control 'zoom 2': unknown command") } != nil)
+        send("stop")
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!p.isRunning)
+        #expect(p.terminationStatus == 0, "a stop command ends the run normally")
+        #expect(lines.waitFor(2) { $0.contains(#""event":"eos""#) } != nil)
+    }
+}
