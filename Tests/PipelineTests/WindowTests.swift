@@ -3,12 +3,15 @@ import Foundation
 import Synchronization
 import Testing
 
-/// `--display` under a real X server (Xvfb, started here): the window sink runs the live demo to the end.
-@Suite(.serialized) struct WindowTests {
-    @Test func liveDemoPlaysInAWindowUnderXvfb() throws {
+/// A real X server for one test: Xvfb on a display nobody uses, killed (and its files removed) at the end.
+final class XServer {
+    let display: String
+    private let server: Process
+    private let log: Pipe
+
+    init() throws {
         guard let xvfb = ["/usr/bin/Xvfb"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            Issue.record("Xvfb is missing: scripts/setup installs it (package xvfb)")
-            return
+            throw BarscopeError.badInput("Xvfb is missing: scripts/setup installs it (package xvfb)")
         }
         // A display nobody uses (well away from :0, which a desktop may hold); Xvfb writes its number on
         // -displayfd once it accepts connections.
@@ -17,15 +20,15 @@ import Testing
                 !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
                     && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock")
             } ?? 399
-        let server = Process()
+        server = Process()
         server.executableURL = URL(fileURLWithPath: xvfb)
         // -noreset: autovideosink probes sinks one after another; without it the server resets when a probe's
         // connection closes, and the next sink's connection can land in that reset.
         server.arguments = [":\(free)", "-displayfd", "1", "-noreset", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
         let ready = Pipe()
         server.standardOutput = ready
-        let serverLog = Pipe()
-        server.standardError = serverLog
+        log = Pipe()
+        server.standardError = log
         try server.run()
         let number = Mutex<String?>(nil)
         let announced = DispatchSemaphore(value: 0)
@@ -35,30 +38,67 @@ import Testing
             announced.signal()
         }
         let started = announced.wait(timeout: .now() + 15) == .success
-        let display = ":" + (number.withLock { $0 } ?? "")
-        defer {
-            // Foundation starts children with SIGTERM blocked; SIGKILL always works.
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-            // A killed server leaves its socket and lock behind.
-            let n = display.dropFirst()
-            try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(n)")
-            try? FileManager.default.removeItem(atPath: "/tmp/.X\(n)-lock")
+        display = ":" + (number.withLock { $0 } ?? "")
+        guard started && display.count > 1 else {
+            stop()
+            throw BarscopeError.badInput("Xvfb did not start")
         }
-        try #require(started && display.count > 1, "Xvfb did not start")
+    }
+
+    /// What the server said (after `stop`).
+    var messages: String { String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+
+    func stop() {
+        guard server.isRunning else { return }
+        // Foundation starts children with SIGTERM blocked; SIGKILL always works.
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+        // A killed server leaves its socket and lock behind.
+        let n = display.dropFirst()
+        try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(n)")
+        try? FileManager.default.removeItem(atPath: "/tmp/.X\(n)-lock")
+    }
+
+    /// The whole screen as RGB bytes, through GStreamer's ximagesrc (and a PNG of it at `png`, to look at).
+    func screenshot(png: String) throws -> (pixels: [UInt8], width: Int, height: Int) {
+        let raw = png + ".rgb"
+        for (format, path) in [("RGB", raw), ("png", png)] {
+            let shot = Process()
+            shot.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+            let sink = format == "png" ? "pngenc ! filesink location=\(path)" : "video/x-raw,format=RGB ! filesink location=\(path)"
+            shot.arguments = ["-q"] + "ximagesrc display-name=\(display) num-buffers=1 use-damage=false ! videoconvert ! \(sink)"
+                .split(separator: " ").map(String.init)
+            try shot.run()
+            shot.waitUntilExit()
+        }
+        let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: raw)))
+        return (data, 1280, 800)
+    }
+
+    deinit { stop() }
+}
+
+/// The built tool, found next to the test bundle.
+func toolURL() -> URL {
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("barscope").path), dir.path != "/" {
+        dir.deleteLastPathComponent()
+    }
+    return dir.appendingPathComponent("barscope")
+}
+
+/// `--display` under a real X server (Xvfb, started here): the window sink runs the live demo to the end.
+@Suite(.serialized) struct WindowTests {
+    @Test func liveDemoPlaysInAWindowUnderXvfb() throws {
+        let x = try XServer()
+        defer { x.stop() }
         // The tool itself, as a user runs it, with DISPLAY set for it alone (never this process's environment,
         // which other tests share).
         let tool = Process()
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("barscope").path),
-            dir.path != "/"
-        {
-            dir.deleteLastPathComponent()
-        }
-        tool.executableURL = dir.appendingPathComponent("barscope")
+        tool.executableURL = toolURL()
         tool.arguments = ["run", "demo", "--display", "--frames", "45", "--size", "640x360", "--events", "-"]
         var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = display
+        environment["DISPLAY"] = x.display
         tool.environment = environment
         let out = Pipe(), err = Pipe()
         tool.standardOutput = out
@@ -70,15 +110,98 @@ import Testing
         tool.waitUntilExit()
         let elapsed = Date().timeIntervalSince(start)
         if tool.terminationStatus != 0 {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-            let log = String(decoding: serverLog.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            print("Xvfb on \(display) said: \(log)")
+            x.stop()
+            print("Xvfb on \(x.display) said: \(x.messages)")
         }
         #expect(tool.terminationStatus == 0, "\(messages)")
         // The window plays at the frame rate (45 frames ≈ 1.5 s), frame-accurately: every frame scanned.
         #expect(elapsed >= 1.3, "took \(elapsed) s")
         #expect(events.contains(#""event":"eos","frames":45"#), "\(events.suffix(300))")
         #expect(!events.contains(#""event":"error""#))
+    }
+
+    /// What the window shows: a screenshot of the X screen while the live demo is paused, with the viewfinder
+    /// outline (magenta) where the viewfinder is and each code's box (cyan) around the code the events reported
+    /// for the frame on screen.
+    @Test func screenshotShowsTheViewfinderAndTheBoxes() throws {
+        let x = try XServer()
+        defer { x.stop() }
+        let tool = Process()
+        tool.executableURL = toolURL()
+        tool.arguments = [
+            "run", "demo", "--live", "--frames", "0", "--display", "--size", "640x360", "--every-frame", "--control", "-",
+            "--quiet", "--style", "line-color=#FF00FF", "--style", "box-color=#00FFFF", "--style", "polygon-color=none",
+            "--style", "box-fill=0", "--style", "polygon-fill=0", "--style", "labels=off", "--style", "status=off",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = x.display
+        tool.environment = environment
+        let input = Pipe(), out = Pipe()
+        tool.standardInput = input
+        tool.standardOutput = out
+        tool.standardError = FileHandle.nullDevice
+        try tool.run()
+        defer { if tool.isRunning { tool.terminate() } }
+        let events = Mutex<[String]>([])
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                pending.append(chunk)
+                while let nl = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...nl)
+                    events.withLock { $0.append(line) }
+                }
+            }
+        }
+        func count(_ needle: String) -> Int { events.withLock { $0.filter { $0.contains(needle) }.count } }
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while count(#""event":"detection""#) < 60 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        input.fileHandleForWriting.write(Data("pause\n".utf8))
+        while count(#""state":"paused""#) < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.5)  // the last frame reaches the window
+        let png = Media.folder.appendingPathComponent("window.png").path
+        let shot = try x.screenshot(png: png)
+        input.fileHandleForWriting.write(Data("stop\n".utf8))
+
+        func isColour(_ i: Int, _ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool {
+            abs(Int(shot.pixels[i * 3]) - Int(r)) < 40 && abs(Int(shot.pixels[i * 3 + 1]) - Int(g)) < 40
+                && abs(Int(shot.pixels[i * 3 + 2]) - Int(b)) < 40
+        }
+        // The viewfinder outline: its magenta pixels span the region's size, wherever the window was put.
+        let magenta = (0..<(shot.width * shot.height)).filter { isColour($0, 255, 0, 255) }
+        try #require(magenta.count > 500, "no viewfinder outline on screen (\(png))")
+        let outline = PixelRect(enclosing: magenta.map { Point(Double($0 % shot.width), Double($0 / shot.width)) })
+        let region = try #require(Viewfinder().region(in: Size(width: 640, height: 360)))
+        #expect(abs(outline.width - region.width) <= 3 && abs(outline.height - region.height) <= 3, "\(outline) vs \(region)")
+        let origin = (x: outline.x - region.x, y: outline.y - region.y)  // where the window's video starts
+
+        // The codes of the last frame scanned before the pause: a cyan box around each, on screen.
+        let lines = events.withLock { $0 }
+        let detections = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "detection" }
+        let lastFrame = try #require(detections.compactMap { $0["frame"] as? Int }.max())
+        let onScreen = detections.filter { $0["frame"] as? Int == lastFrame }
+        #expect(!onScreen.isEmpty)
+        for d in onScreen {
+            let b = try #require(d["bounds"] as? [String: Int])
+            let cx = origin.x + b["x"]! + b["width"]! / 2, cy = origin.y + b["y"]! + b["height"]! / 2
+            // Walk left from the code's centre until the box's left side: cyan within the code's width.
+            var found: Int? = nil
+            for dx in stride(from: b["width"]! / 2, through: b["width"]! / 2 + 40, by: 1) {
+                let px = cx - dx
+                guard px >= 0 else { break }
+                if isColour(cy * shot.width + px, 0, 255, 255) {
+                    found = dx
+                    break
+                }
+            }
+            #expect(found != nil, "\(d["data"] ?? "?"): no box left of \(cx),\(cy) on screen (\(png))")
+        }
+        let deadline2 = Date(timeIntervalSinceNow: 15)
+        while tool.isRunning && Date() < deadline2 { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(tool.terminationStatus == 0)
     }
 }
