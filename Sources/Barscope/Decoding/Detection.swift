@@ -20,6 +20,8 @@ public struct Detection: Hashable, Sendable {
     /// 1D codes: the box's length across the bars (0 when no box could be made), and whether the code ran out of
     /// the scanned image before its quiet zone; nil and false when the engine does not say. For plausibility checks.
     var lengthAcrossBars: Double? = nil
+    /// 1D codes read by ZBar: the unit direction across the bars (tracked mode rescans along it only).
+    var acrossBars: Point? = nil
     var runsOffImage = false
 
     public init(type: String, data: String, quality: Int, polygon: [Point], inViewfinder: Bool = true) {

@@ -23,6 +23,13 @@ enum Plausibility {
         return true
     }
 
+    /// A 1D read that comes within a pixel of the crop's edge (full-frame pixels): a code cut by the viewfinder.
+    static func cutByCrop(_ d: Detection, crop: PixelRect) -> Bool {
+        guard !ZBarScanner.isTwoDimensional(name: d.type) else { return false }
+        let b = d.bounds
+        return b.x <= crop.x + 1 || b.y <= crop.y + 1 || b.maxX >= crop.maxX - 1 || b.maxY >= crop.maxY - 1
+    }
+
     /// The fewest modules a 1D symbol with this text spans, quiet zones left out; nil when not known.
     static func minimumModules(type: String, data: String) -> Int? {
         let n = data.utf8.count

@@ -60,6 +60,7 @@ public final class ZBarScanner {
             let data = text ?? String(decoding: bytes, as: UTF8.self)
             var points: [Point] = []
             var refined: BarEdgeRefiner.Refined? = nil
+            var acrossBars: Point? = nil
             for i in 0..<zbar_symbol_get_loc_size(s) {
                 points.append(Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i))))
             }
@@ -75,11 +76,13 @@ public final class ZBarScanner {
                 let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
                 points = r.corners
                 refined = r
+                acrossBars = across
             }
             let polygon = points.map(mapping.toFrame)
             var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
             if text == nil { d.binary = bytes }
             d.lengthAcrossBars = refined?.length
+            d.acrossBars = acrossBars
             d.runsOffImage = refined?.runsOffImage ?? false
             d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
             found.append(d)

@@ -535,6 +535,9 @@ final class ScanContext: @unchecked Sendable {
     let lastArrival = Mutex(Date())
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
+    /// Tracked mode: searches so far, and whether the half-size search finds what the full-size one does.
+    let searchCount = Atomic<Int>(0)
+    let halfSizeSearch = Atomic<Bool>(false)
     /// The overlay's renderer and the style generation it was made for (the overlay thread only).
     private var renderer: OverlayRenderer
     private var styleGeneration: Int
@@ -689,18 +692,22 @@ final class ScanContext: @unchecked Sendable {
         let detections =
             withLumaPlane(of: job.sample) { luma, _ -> [Detection] in
                 let mapping = CropMapping(region: region)
+                if full && !c.tracked {
+                    scanner.zbarScanner.setDensity(1)
+                    return scanner.read(luma, mapping: mapping, viewfinder: region)
+                }
                 if full {
-                    scanner.zbarScanner.setDensity(c.tracked ? c.trackedSearchDensity : 1)
-                    let found = scanner.read(luma, mapping: mapping, viewfinder: region)
-                    if c.tracked { searches.publish(job.sequence, found) }
+                    let found = trackedSearch(luma, mapping: mapping, region: region, with: scanner)
+                    searches.publish(job.sequence, found, search: true)
                     return found
                 }
-                // Between searches: around what the latest finished search found, grown for the frames since.
-                // (Waiting for this group's own search would leave a core idle while it runs.)
-                let group = job.sequence - job.sequence % max(1, c.trackedInterval)
-                let (since, expected) = searches.predicted(for: job.sequence, group: group)
-                return TrackedRegions.rescan(
-                    luma, around: expected, framesSince: since, mapping: mapping, viewfinder: region, with: scanner)
+                // Between searches: around where each known code should be now (moved by its velocity), from
+                // whatever earlier frames the workers have finished.
+                let found = TrackedRegions.rescan(
+                    luma, around: searches.predicted(for: job.sequence), mapping: mapping, viewfinder: region,
+                    with: scanner)
+                searches.publish(job.sequence, found, search: false)
+                return found
             } ?? []
         delivery.withLock { d in
             d.waiting[job.sequence] = (job.frame, job.ptsNs, detections)
@@ -739,6 +746,36 @@ final class ScanContext: @unchecked Sendable {
                 board.publish(ptsNs: r.ptsNs, r.detections)
             }
         }
+    }
+
+    /// Tracked mode's full search. While the codes in view read as well from the frame at half size (a quarter of
+    /// the pixels: modules of 2 px and more), searches run there and each code found is read again at full size in
+    /// its own small region, for its exact box and text. Every `validateEvery`-th search runs at full size and at
+    /// half size on the same frame: half size stays in use only while it finds every code full size finds (small
+    /// codes turn it off; a code too small for half size is found at the next full-size search).
+    func trackedSearch(_ luma: LumaImage, mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader)
+        -> [Detection]
+    {
+        let c = configuration
+        scanner.zbarScanner.setDensity(c.trackedSearchDensity)
+        let n = searchCount.add(1, ordering: .relaxed).oldValue
+        if n % TrackedSearch.validateEvery == 0 {
+            let found = scanner.read(luma, mapping: mapping, viewfinder: region)
+            let half = Set(scanner.readHalved(luma).map { $0.type + "\u{0}" + $0.data })
+            halfSizeSearch.store(found.allSatisfy { half.contains($0.type + "\u{0}" + $0.data) }, ordering: .relaxed)
+            return found
+        }
+        guard halfSizeSearch.load(ordering: .relaxed) else {
+            return scanner.read(luma, mapping: mapping, viewfinder: region)
+        }
+        let coarse = scanner.readHalved(luma).map { d -> Expected in
+            var d = d
+            d.polygon = d.polygon.map(mapping.toFrame)
+            d.bounds = Bounds(enclosing: d.polygon)
+            // Placed to a pixel or two: a tight region around it is enough.
+            return Expected(detection: d, hasVelocity: true, framesSince: 0, speed: 2)
+        }
+        return TrackedRegions.rescan(luma, around: coarse, mapping: mapping, viewfinder: region, with: scanner)
     }
 
     /// Median and 95th percentile of arrival-to-results time, over the last 8192 frames.

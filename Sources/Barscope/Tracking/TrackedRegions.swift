@@ -1,7 +1,19 @@
+import Foundation
+
 /// A code where a search saw it, moved to where it should be now when its velocity is known.
 struct Expected: Sendable {
     var detection: Detection
     var hasVelocity: Bool
+    /// Frames since the code was last seen (the prediction's age: the region grows with it).
+    var framesSince: Int = 1
+    /// Pixels a frame, when the velocity is known.
+    var speed: Double = 0
+}
+
+/// Tracked mode's search schedule.
+enum TrackedSearch {
+    /// One search in this many runs at full size (and checks that half size finds the same codes).
+    static let validateEvery = 8
 }
 
 /// Tracked mode's cheap rescans: only the neighbourhood of the codes seen a moment ago is scanned, each region
@@ -12,26 +24,44 @@ enum TrackedRegions {
     ///   - mapping: crop → full frame (the viewfinder's offset).
     ///   - viewfinder: judges `inViewfinder`, as a full scan does.
     static func rescan(
-        _ luma: LumaImage, around known: [Expected], framesSince: Int = 1, mapping: CropMapping,
+        _ luma: LumaImage, around known: [Expected], mapping: CropMapping,
         viewfinder: PixelRect?, with scanner: BarcodeReader
     ) -> [Detection] {
         var found: [Detection] = []
         var scratch: [UInt8] = []
         defer { scanner.zbarScanner.setDensity(1) }
-        for (expected, area) in zip(known, regions(around: known, framesSince: framesSince, mapping: mapping, bounds: luma)) {
+        for (expected, area) in zip(known, regions(around: known, mapping: mapping, bounds: luma)) {
             let code = expected.detection
             guard let part = luma.cropped(to: area) else { continue }
-            // Every line both ways: fewer lines (or one direction) read 1D codes from too few rows to box them.
-            scanner.zbarScanner.setDensity(1)
             let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
-            // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
-            let got = part.compactCopy(into: &scratch) { scanner.read($0, mapping: offset, viewfinder: viewfinder) }
-            // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code from a
-            // handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
-            let expectedArea = Double(code.bounds.width * code.bounds.height)
-            for d in got
-            where Double(d.bounds.width * d.bounds.height) >= 0.5 * expectedArea && !found.contains(where: { $0.data == d.data && $0.type == d.type && $0.bounds.intersects(d.bounds) }) {
-                found.append(d)
+            // Sparse lines first: a 1D code lying along an axis along it only, every 4th line (its box's ends and
+            // its bars' ends are found from the image, not from the lines); a 2D or tilted code both ways, every
+            // other line. The code not found that way: every line, both ways, once more.
+            let sparse: (rows: Int, columns: Int) =
+                if let u = code.acrossBars, abs(u.x) > 0.97 { (4, 0) }
+                else if let u = code.acrossBars, abs(u.y) > 0.97 { (0, 4) }
+                else { (2, 2) }
+            for density in [sparse, (rows: 1, columns: 1)] {
+                scanner.zbarScanner.setDensity(rows: density.rows, columns: density.columns)
+                // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
+                // The region is not the viewfinder: only the viewfinder's own edges judge a cut code (below).
+                var got = part.compactCopy(into: &scratch) { scanner.read($0, mapping: offset, viewfinder: nil) }
+                if let viewfinder {
+                    got = got.compactMap { d in
+                        var d = d
+                        d.inViewfinder = viewfinder.contains(all: d.polygon)
+                        return Plausibility.cutByCrop(d, crop: viewfinder) ? nil : d
+                    }
+                }
+                // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code
+                // from a handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
+                let expectedArea = Double(code.bounds.width * code.bounds.height)
+                let trusted = got.filter { Double($0.bounds.width * $0.bounds.height) >= 0.5 * expectedArea }
+                for d in trusted
+                where !found.contains(where: { $0.data == d.data && $0.type == d.type && $0.bounds.intersects(d.bounds) }) {
+                    found.append(d)
+                }
+                if trusted.contains(where: { $0.data == code.data && $0.type == code.type }) { break }
             }
         }
         return found
@@ -40,16 +70,18 @@ enum TrackedRegions {
     /// Each known code's bounds, in crop coordinates, grown by half its smaller side (at least 24 px) plus a tenth
     /// of it for every frame since it was seen, clipped to the image, one region per code (same order).
     /// (The smaller side: a long 1D code does not move further than a square one.)
-    static func regions(
-        around known: [Expected], framesSince: Int = 1, mapping: CropMapping, bounds image: LumaImage
-    ) -> [PixelRect] {
+    static func regions(around known: [Expected], mapping: CropMapping, bounds image: LumaImage) -> [PixelRect] {
         known.map { e in
             let b = e.detection.bounds
             let size = min(b.width, b.height)
             // Half the code each side, plus a margin per frame for what the velocity estimate misses (a quarter of
             // the code per frame when there is no estimate yet, after the first search).
-            let perFrame = e.hasVelocity ? size / 10 : size / 4
-            let grow = max(24, size / 2) + perFrame * max(0, framesSince - 1)
+            // Known velocity: the prediction is off by little more than the code's own jitter, a pixel or two a
+            // frame plus an eighth of the code. Unknown (seen once): half the code, and a quarter per frame.
+            let grow =
+                e.hasVelocity
+                ? max(12, size / 8) + Int(e.speed * 0.5 * Double(e.framesSince)) + 2 * e.framesSince
+                : max(24, size / 2) + size / 4 * max(0, e.framesSince - 1)
             let x0 = max(0, b.x - mapping.offsetX - grow), y0 = max(0, b.y - mapping.offsetY - grow)
             let x1 = min(image.width, b.x - mapping.offsetX + b.width + grow)
             let y1 = min(image.height, b.y - mapping.offsetY + b.height + grow)
@@ -58,54 +90,75 @@ enum TrackedRegions {
     }
 }
 
-import Foundation
-
-/// The results of tracked mode's full searches, by sequence number, for the frames that rescan around them.
-/// A full search is always handed to a worker before the frames that depend on it, so waiting cannot deadlock.
+/// Tracked mode's memory of where each code was last seen, fed by every scanned frame (full searches find new
+/// codes, rescans follow known ones), for the frames that rescan around them.
+///
+/// Frames are scanned by several workers at once, so a frame's prediction uses whatever earlier frames have
+/// finished: each code is moved by its own velocity for the frames since it was last seen. Only before the first
+/// search has finished does a rescan wait (at most 5 s, or until `end`); a search is always handed to a worker
+/// before the frames after it, so that cannot deadlock.
 final class SearchBoard: @unchecked Sendable {
     // Sendable: every field is guarded by `condition`.
     private let condition = NSCondition()
-    private var results: [Int: [Detection]] = [:]
+    private struct Sighting {
+        var sequence: Int
+        var detection: Detection
+        /// The sighting before, for the velocity.
+        var previous: (sequence: Int, center: Point)?
+    }
+    private var codes: [Sighting] = []
+    private var searched = false
     private var ended = false
+    /// A code not seen for this many frames is forgotten (the next search finds it again if it is there).
+    private let forgetAfter: Int
 
-    func publish(_ sequence: Int, _ detections: [Detection]) {
+    init(forgetAfter: Int = 8) { self.forgetAfter = forgetAfter }
+
+    /// One frame's results (`search`: a full search, which may add codes; a rescan only updates known ones).
+    func publish(_ sequence: Int, _ detections: [Detection], search: Bool) {
         condition.lock()
-        results[sequence] = detections
-        // Keep the last few searches only.
-        if results.count > 8, let oldest = results.keys.min() { results.removeValue(forKey: oldest) }
-        condition.broadcast()
-        condition.unlock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        if search { searched = true }
+        for d in detections {
+            // The same code: same type and text, nearest to where it was.
+            let match = codes.indices.filter { codes[$0].detection.type == d.type && codes[$0].detection.data == d.data }
+                .min { codes[$0].detection.center.distance(to: d.center) < codes[$1].detection.center.distance(to: d.center) }
+            if let i = match {
+                guard sequence > codes[i].sequence else { continue }  // a late worker's older frame
+                codes[i] = Sighting(
+                    sequence: sequence, detection: d, previous: (codes[i].sequence, codes[i].detection.center))
+            } else if search {
+                codes.append(Sighting(sequence: sequence, detection: d, previous: nil))
+            }
+        }
+        codes.removeAll { sequence - $0.sequence > forgetAfter }
     }
 
-    /// Where the codes of the newest finished search at or before `group` should be in frame `sequence`: each
-    /// moved by its velocity between that search and the one before it (codes move; a search may be 7 frames old).
-    /// Does not wait when a search exists; only before the very first one has finished does it wait (at most 5 s,
-    /// or until `end`).
-    func predicted(for sequence: Int, group: Int) -> (framesSince: Int, codes: [Expected]) {
+    /// Where each known code should be in frame `sequence`.
+    func predicted(for sequence: Int) -> [Expected] {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: 5)
-        while !ended {
-            let earlier = results.keys.filter { $0 <= group }.sorted()
-            if let last = earlier.last {
-                let since = sequence - last
-                let previous = earlier.dropLast().last
-                let moved = results[last]!.map { d -> Expected in
-                    guard let p = previous, let before = results[p]!.filter({ $0.data == d.data && $0.type == d.type })
-                        .min(by: { $0.center.distance(to: d.center) < $1.center.distance(to: d.center) })
-                    else { return Expected(detection: d, hasVelocity: false) }
-                    let steps = Double(last - p)
-                    let v = Point((d.center.x - before.center.x) / steps, (d.center.y - before.center.y) / steps)
-                    var shifted = d
-                    shifted.polygon = d.polygon.map { Point($0.x + v.x * Double(since), $0.y + v.y * Double(since)) }
-                    shifted.bounds = Bounds(enclosing: shifted.polygon)
-                    return Expected(detection: shifted, hasVelocity: true)
-                }
-                return (since, moved)
-            }
+        while !searched && !ended {
             if !condition.wait(until: deadline) { break }
         }
-        return (0, [])
+        return codes.filter { $0.sequence < sequence }.map { c in
+            let since = sequence - c.sequence
+            guard let p = c.previous, c.sequence > p.sequence else {
+                return Expected(detection: c.detection, hasVelocity: false, framesSince: since)
+            }
+            let steps = Double(c.sequence - p.sequence)
+            let now = c.detection.center
+            let v = Point((now.x - p.center.x) / steps, (now.y - p.center.y) / steps)
+            var shifted = c.detection
+            shifted.polygon = shifted.polygon.map { Point($0.x + v.x * Double(since), $0.y + v.y * Double(since)) }
+            shifted.bounds = Bounds(enclosing: shifted.polygon)
+            return Expected(
+                detection: shifted, hasVelocity: true, framesSince: since, speed: (v.x * v.x + v.y * v.y).squareRoot())
+        }
     }
 
     func end() {
