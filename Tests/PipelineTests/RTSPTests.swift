@@ -69,6 +69,22 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             }
             #expect(Date().timeIntervalSince(start) < 30)
         }
+        // Credentials apart from the URI (as BARSCOPE_RTSP_USER and BARSCOPE_RTSP_PASSWORD give them): the right
+        // ones scan, a wrong password fails naming the user, never the password.
+        c.input = try InputSource.parse("rtsp://\(base)")
+        c.rtspCredentials = RTSPCredentials(user: "dock", password: "open-sesame")
+        let (_, apart) = try runScan(c)
+        #expect(apart.all.contains { if case .appeared = $0 { return true } else { return false } })
+        c.rtspCredentials = RTSPCredentials(user: "dock", password: "wrong-guess")
+        do {
+            _ = try runScan(c)
+            Issue.record("a wrong password from the environment was let in")
+        } catch {
+            #expect("\(error)".contains("wrong user name or password (user 'dock' from BARSCOPE_RTSP_USER"), "\(error)")
+            #expect(!"\(error)".contains("wrong-guess"))
+        }
+        #expect(RTSPCredentials.fromEnvironment(["BARSCOPE_RTSP_USER": "u", "BARSCOPE_RTSP_PASSWORD": "p"])?.description == "u:***")
+        #expect(RTSPCredentials.fromEnvironment([:]) == nil)
         withExtendedLifetime(server) {}
     }
 

@@ -252,6 +252,7 @@ public struct PipelineSpec: Sendable {
             c.rtspTransport = t
         }
         if let v = try int("source.latency", min: 0) { c.rtspLatencyMs = v }
+        c.rtspCredentials = RTSPCredentials.fromEnvironment()
 
         if try bool("viewfinder.enabled") == false {
             c.viewfinder = .off

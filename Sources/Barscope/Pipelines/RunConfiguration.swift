@@ -13,6 +13,10 @@ public struct RunConfiguration: Sendable {
     /// RTSP sources: `tcp` or `udp` (nil: rtspsrc's default, UDP first then TCP), and the jitter buffer in ms.
     public var rtspTransport: String? = nil
     public var rtspLatencyMs: Int? = nil
+    /// RTSP credentials given apart from the URI (`BARSCOPE_RTSP_USER` and `BARSCOPE_RTSP_PASSWORD` for the
+    /// command line), so that the password is in no command line or file; set on rtspsrc as properties, never
+    /// shown. Credentials in the URI win.
+    public var rtspCredentials: RTSPCredentials? = nil
     /// Network sources: no frame for this many seconds is a fault (a stalled stream that never closes).
     public var watchdogSeconds: Double = 5
     public var viewfinder = Viewfinder()
@@ -59,6 +63,22 @@ public struct RunConfiguration: Sendable {
     var draws: Bool {
         recording != nil || display || snapshotFolder != nil || serveRTSP != nil || branches.contains { $0.annotated }
     }
+}
+
+/// A user name and password for an RTSP source. Its description never shows the password.
+public struct RTSPCredentials: Sendable, Equatable, CustomStringConvertible {
+    public var user: String
+    public var password: String
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+    /// From `BARSCOPE_RTSP_USER` and `BARSCOPE_RTSP_PASSWORD` (nil when the user is not set).
+    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> RTSPCredentials? {
+        guard let user = env["BARSCOPE_RTSP_USER"], !user.isEmpty else { return nil }
+        return RTSPCredentials(user: user, password: env["BARSCOPE_RTSP_PASSWORD"] ?? "")
+    }
+    public var description: String { "\(user):***" }
 }
 
 /// A branch of the graph given as a gst-launch fragment.

@@ -457,9 +457,14 @@ public final class ScanRunner: Sendable {
             if case .uri(let uri, _) = configuration.input, Redact.uri(uri) != uri {
                 return .badInput("\(input): wrong user name or password (the server said: \(e.message))")
             }
+            if let k = configuration.rtspCredentials {
+                return .badInput(
+                    "\(input): wrong user name or password (user '\(k.user)' from BARSCOPE_RTSP_USER; the server "
+                        + "said: \(e.message))")
+            }
             return .badInput(
                 "\(input): the server asks for a user name and password; give them in the URI "
-                    + "(rtsp://user:password@host/...)")
+                    + "(rtsp://user:password@host/...) or in BARSCOPE_RTSP_USER and BARSCOPE_RTSP_PASSWORD")
         }
         if e.isNotFound && fromSource { return .badInput("\(input): not found (\(e.message))") }
         if e.isTypeNotFound || (fromSource && e.domain == "gst-stream-error-quark") {
@@ -585,6 +590,14 @@ final class ScanContext: @unchecked Sendable {
         }
         if let ms = configuration.rtspLatencyMs, bs_has_property(source, "latency") != 0 {
             bs_set_uint(source, "latency", UInt32(ms))
+        }
+        // Credentials given apart from the URI: rtspsrc's own properties (those in the URI win: rtspsrc reads them
+        // from its location).
+        if let k = configuration.rtspCredentials, case .uri(let uri, _) = configuration.input, Redact.uri(uri) == uri,
+            bs_has_property(source, "user-id") != 0
+        {
+            bs_set_string(source, "user-id", k.user)
+            bs_set_string(source, "user-pw", k.password)
         }
     }
 
