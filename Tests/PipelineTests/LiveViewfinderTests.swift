@@ -87,3 +87,58 @@ import Testing
         }
     }
 }
+
+/// A stream whose size changes while it plays (as an RTSP camera switching resolution): two clips of the demo
+/// scene, 960x540 then 640x360, played one after the other by `concat` in a source fragment. The region follows
+/// the new size on its first frame, and the second clip's codes are read inside its own region with true corners.
+@Suite(.serialized) struct ResolutionChangeTests {
+    @Test func regionFollowsTheNewSize() throws {
+        let first = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 30)
+        let second = DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 30)
+        let a = try Media.demoClip(first, bFrames: false), b = try Media.demoClip(second, bFrames: false)
+        var c = RunConfiguration()
+        let decode = "qtdemux ! h264parse ! avdec_h264"
+        c.input = .launch(
+            "filesrc name=a ! \(decode) ! c.  filesrc name=b ! \(decode) ! c.  concat name=c ! videoconvert",
+            live: false)
+        c.properties = [
+            ElementProperty(element: "a", property: "location", value: a, origin: "test"),
+            ElementProperty(element: "b", property: "location", value: b, origin: "test"),
+        ]
+        c.everyFrame = true
+        let (summary, log) = try runScan(c)
+        #expect(summary.frames == 60)
+        let changes = log.all.compactMap { e -> (Int, PixelRect?)? in
+            if case .viewfinder(let f, _, let r) = e { return (f, r) }
+            return nil
+        }
+        let small = try #require(Viewfinder().region(in: second.size))
+        try #require(changes.count == 1, "\(changes)")
+        #expect(changes[0].0 == 30 && changes[0].1 == small, "\(changes)")
+        let scene = DemoScene(size: second.size, fps: second.fps)
+        var visible = 0, read = 0
+        for n in 30..<60 {
+            let found = log.detections.filter { $0.frame == n }.map(\.detection)
+            for d in found {
+                #expect(small.contains(all: d.polygon), "frame \(n): \(d.data) at \(d.bounds)")
+            }
+            for t in scene.placements(frame: n - 30) where t.cardRect.x >= small.x && t.cardRect.y >= small.y
+                && t.cardRect.maxX <= small.maxX && t.cardRect.maxY <= small.maxY
+            {
+                visible += 1
+                if let d = found.first(where: { $0.data == t.symbol.text }), cornerError(d.polygon, t.polygon) <= 4 {
+                    read += 1
+                }
+            }
+        }
+        // Exactly what the second clip gives on its own, frame by frame: as if the stream had started at that size.
+        var alone = RunConfiguration()
+        alone.input = try InputSource.parse(b)
+        alone.everyFrame = true
+        let (_, aloneLog) = try runScan(alone)
+        let own = Set(aloneLog.detections.map { "\($0.frame) \($0.detection.data)" })
+        let after = Set(log.detections.filter { $0.frame >= 30 }.map { "\($0.frame - 30) \($0.detection.data)" })
+        #expect(after == own)
+        #expect(visible >= 60 && read >= visible * 85 / 100, "the second clip's codes, read in its own region with true corners: \(read) of \(visible)")
+    }
+}

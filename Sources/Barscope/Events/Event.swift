@@ -22,8 +22,8 @@ public enum Event: Sendable, Equatable {
     case serving(url: String)
     /// The pipeline changed state (`playing`, `paused`, ...).
     case state(String)
-    /// A viewfinder change took effect on this frame (the start of its animation, when animated); nil region:
-    /// the whole frame.
+    /// A viewfinder change took effect on this frame (the start of its animation, when animated), or the stream's
+    /// size changed and the region followed it; nil region: the whole frame.
     case viewfinder(frame: Int, ptsNs: UInt64?, region: PixelRect?)
     /// Something went wrong but the run goes on.
     case warning(message: String, source: String?)

@@ -6,10 +6,12 @@ import Synchronization
 ///
 /// Sendable: all state is behind one `Mutex`.
 final class RegionTimeline: Sendable {
-    /// What one frame was given: its region (nil = the whole frame) and the dashed secondary region inside it.
+    /// What one frame was given: its size, its region (nil = the whole frame) and the dashed secondary region
+    /// inside it.
     struct Stamp: Equatable, Sendable {
-        var region: PixelRect?
-        var secondary: PixelRect?
+        var frame: Size? = nil
+        var region: PixelRect? = nil
+        var secondary: PixelRect? = nil
     }
 
     private struct State {
@@ -24,6 +26,8 @@ final class RegionTimeline: Sendable {
         var order: [UInt64] = []
         /// Frame numbers at which a requested change was applied, for the `viewfinder` event.
         var applied: [(frame: Int, stamp: Stamp)] = []
+        /// The size of the last frame stamped.
+        var lastStamped: Size? = nil
     }
 
     private let state: Mutex<State>
@@ -61,7 +65,7 @@ final class RegionTimeline: Sendable {
             }
             let region = s.viewfinder.region(in: size)
             if s.viewfinder.enabled && region == nil { return nil }
-            s.current = Self.stamp(region, s.viewfinder)
+            s.current = Self.stamp(region, s.viewfinder, size)
             return s.current
         }
     }
@@ -71,6 +75,8 @@ final class RegionTimeline: Sendable {
     func stamp(frameNumber: Int, pts: UInt64?) -> (Stamp, changed: Bool) {
         state.withLock { s in
             var changed = false
+            // The stream's size changed since the last frame (new caps): the region followed it.
+            if let last = s.lastStamped, last != s.current.frame { changed = true }
             if let p = s.pending, let frame = s.frame {
                 s.pending = nil
                 s.viewfinder = p.viewfinder
@@ -80,7 +86,7 @@ final class RegionTimeline: Sendable {
                     s.animation = (s.current.region ?? whole, target ?? whole, 0, p.frames)
                 } else {
                     s.animation = nil
-                    s.current = Self.stamp(target, s.viewfinder)
+                    s.current = Self.stamp(target, s.viewfinder, frame)
                 }
                 changed = true
             }
@@ -88,10 +94,11 @@ final class RegionTimeline: Sendable {
                 a.step += 1
                 let done = a.step >= a.steps
                 let region = done ? s.viewfinder.region(in: frame) : a.from.interpolated(to: a.to, a.step, of: a.steps)
-                s.current = Self.stamp(region, s.viewfinder)
+                s.current = Self.stamp(region, s.viewfinder, frame)
                 s.animation = done ? nil : a
             }
             if changed { s.applied.append((frameNumber, s.current)) }
+            s.lastStamped = s.current.frame
             if let pts {
                 if s.byPTS.updateValue(s.current, forKey: pts) == nil { s.order.append(pts) }
                 if s.order.count > Self.memory {
@@ -117,8 +124,8 @@ final class RegionTimeline: Sendable {
         }
     }
 
-    private static func stamp(_ region: PixelRect?, _ viewfinder: Viewfinder) -> Stamp {
-        Stamp(region: region, secondary: region.flatMap { viewfinder.secondaryRegion(inside: $0) })
+    private static func stamp(_ region: PixelRect?, _ viewfinder: Viewfinder, _ frame: Size) -> Stamp {
+        Stamp(frame: frame, region: region, secondary: region.flatMap { viewfinder.secondaryRegion(inside: $0) })
     }
 }
 

@@ -522,8 +522,9 @@ final class ScanContext: @unchecked Sendable {
     let frameAccurate: Bool
     /// The viewfinder region of each frame (changes while playing included).
     let timeline: RegionTimeline
-    /// The crop videocrop was last told (the caps probe's and the crop probe's threads both set it).
-    let cropApplied = Mutex<PixelRect?>(nil)
+    /// The crop videocrop was last told: left, top, right, bottom (the crop probe's thread only; a Mutex for
+    /// Sendable's sake).
+    let cropApplied = Mutex<[Int32]>([])
     /// A problem found on a streaming thread that must stop the run (the bus loop polls it).
     let fatal = Mutex<BarscopeError?>(nil)
     let numbers = Mutex(FrameNumbers())
@@ -640,7 +641,7 @@ final class ScanContext: @unchecked Sendable {
             }
             return
         }
-        applyCrop(stamp.region, frame: frame)
+        _ = stamp  // videocrop is set per buffer, from its own frame's stamp (buffers of the old size may be queued)
         if let recordingCrop {
             bs_set_int(recordingCrop, "right", Int32(frame.width % 2))
             bs_set_int(recordingCrop, "bottom", Int32(frame.height % 2))
@@ -652,21 +653,21 @@ final class ScanContext: @unchecked Sendable {
     func applyCrop(_ region: PixelRect?, frame: Size) {
         guard let crop else { return }
         let r = region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        let values = [Int32(r.x), Int32(r.y), Int32(frame.width - r.maxX), Int32(frame.height - r.maxY)]
         cropApplied.withLock { last in
-            guard last != r else { return }
-            last = r
-            bs_set_int(crop, "left", Int32(r.x))
-            bs_set_int(crop, "top", Int32(r.y))
-            bs_set_int(crop, "right", Int32(frame.width - r.maxX))
-            bs_set_int(crop, "bottom", Int32(frame.height - r.maxY))
+            guard last != values else { return }
+            last = values
+            for (name, v) in zip(["left", "top", "right", "bottom"], values) { bs_set_int(crop, name, v) }
         }
     }
 
     /// videocrop's sink pad (the scan queue's thread): the buffer is cropped to the region stamped on its frame.
     func cropFor(_ info: UnsafeMutablePointer<GstPadProbeInfo>) {
-        guard let buffer = bs_probe_buffer(info), let frame = timeline.frame else { return }
+        guard let buffer = bs_probe_buffer(info) else { return }
         let pts = bs_buffer_pts(buffer)
-        applyCrop(timeline.stamp(forPTS: pts == .max ? nil : UInt64(pts)).region, frame: frame)
+        let stamp = timeline.stamp(forPTS: pts == .max ? nil : UInt64(pts))
+        guard let frame = stamp.frame else { return }
+        applyCrop(stamp.region, frame: frame)
     }
 
     /// appsink streaming thread: number the frame and hand it to a scanning worker (blocks while all are busy).
@@ -812,9 +813,9 @@ final class ScanContext: @unchecked Sendable {
 
     /// cairooverlay's draw signal (overlay branch thread): the frame's own detections when frame-accurate.
     func draw(on cr: OpaquePointer, ptsNs: UInt64) {
-        guard let frame = timeline.frame else { return }
         let pts: UInt64? = ptsNs == .max ? nil : ptsNs
         let stamp = timeline.stamp(forPTS: pts)
+        guard let frame = stamp.frame else { return }
         var detections = board.detections(forPts: pts, timeout: 10)
         if detections == nil {
             if overlayTimeouts.add(1, ordering: .relaxed).oldValue == 0 {
