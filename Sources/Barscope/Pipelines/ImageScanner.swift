@@ -17,6 +17,7 @@ public final class ImageScanner {
     /// - Throws: ``BarscopeError/badInput`` naming the file when it is missing or not an image.
     public func scan(path: String) throws -> [Detection] {
         try checkReadableFile(path, kind: "an image")
+        try ImageHeader.checkSize(ofFileAt: path)
         let pipeline = try Pipeline(
             launch: "filesrc name=src ! decodebin name=dec ! videoconvert ! appsink name=sink")
         guard let src = pipeline.child("src"), let sink = pipeline.child("sink") else { return [] }
