@@ -22,10 +22,11 @@ struct Tool {
         var stderr: String
     }
 
-    static func run(_ args: [String], timeout: Double = 120) throws -> Result {
+    /// - Parameter prefix: a command to run the tool under (`/usr/bin/time -f %M -o FILE`).
+    static func run(_ args: [String], timeout: Double = 120, prefix: [String] = []) throws -> Result {
         let p = Process()
-        p.executableURL = url
-        p.arguments = args
+        p.executableURL = prefix.isEmpty ? url : URL(fileURLWithPath: prefix[0])
+        p.arguments = prefix.isEmpty ? args : Array(prefix.dropFirst()) + [url.path] + args
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -44,6 +45,18 @@ struct Tool {
         return Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
             stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// Runs a shell command line of the test's own (mount, umount); returns its exit status.
+    static func shell(_ line: String) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", line]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
     }
 
     /// Starts the endless live demo recording to `path`, in the background, output discarded.

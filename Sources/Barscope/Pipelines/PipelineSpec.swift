@@ -53,7 +53,7 @@ public struct PipelineSpec: Sendable {
         guard g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error) != 0 else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "cannot read"
             if let error { g_error_free(error) }
-            throw BarscopeError.badInput("\(path): \(message)")
+            throw BarscopeError.badInput("\(path): \(Self.printable(message))")
         }
         var groupCount: gsize = 0
         guard let groups = g_key_file_get_groups(keyFile, &groupCount) else { return }
@@ -76,6 +76,16 @@ public struct PipelineSpec: Sendable {
                 try set(section, String(cString: keyName), String(cString: raw), origin: path)
             }
         }
+    }
+
+    /// GLib quotes the offending line whole: from a binary file that is kilobytes of control characters on the
+    /// user's terminal. Keep one short printable line.
+    static func printable(_ message: String, limit: Int = 160) -> String {
+        var out = String(message.unicodeScalars.map { s -> Character in
+            s.properties.generalCategory == .control || s == "\u{FFFD}" ? "?" : Character(s)
+        })
+        if out.count > limit { out = String(out.prefix(limit)) + "…" }
+        return out
     }
 
     /// Sets `section.key` from `origin` (a file path, `--set`, or a flag's name).

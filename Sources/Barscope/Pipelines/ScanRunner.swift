@@ -393,6 +393,10 @@ public final class ScanRunner: Sendable {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
             throw BarscopeError.badInput("\(path): cannot record (no such folder '\(folder)')")
         }
+        var existing: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &existing), existing.boolValue {
+            throw BarscopeError.badInput("\(path): cannot record (it is a folder)")
+        }
         guard FileManager.default.isWritableFile(atPath: folder) else {
             throw BarscopeError.badInput("\(path): cannot record (folder '\(folder)' is not writable)")
         }
