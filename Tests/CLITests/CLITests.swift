@@ -139,6 +139,34 @@ struct Tool {
         _ = unread
     }
 
+    /// Events faster than an unread pipe takes them (the non-live demo, a detection per code per frame): the
+    /// queue stays bounded, the surplus is dropped and counted on standard error, memory stays flat.
+    @Test func unreadEventsAreDroppedCountedAndBounded() throws {
+        let p = Process()
+        let rss = Tool.folder.appendingPathComponent("unread-events.rss").path
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        p.arguments = [
+            "-f", "%M", "-o", rss, Tool.url.path, "run", "demo", "--every-frame", "--frames", "1500", "--size",
+            "320x240",
+        ]
+        let unread = Pipe()
+        let err = Pipe()
+        p.standardOutput = unread
+        p.standardError = err
+        try p.run()
+        let summary = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        // 1500 frames of 3 codes make 4500 detection events; the queue holds 4096 lines and the pipe 64 KiB.
+        let dropped = summary.split(separator: ",").last { $0.contains("events dropped") }
+            .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
+        #expect(dropped > 100, "\(summary)")
+        #expect(summary.hasSuffix(" events dropped (the reader fell behind)\n"), "\(summary)")
+        let peakKB = try String(contentsOfFile: rss, encoding: .utf8).split(separator: "\n").last.flatMap { Int($0) }
+        #expect((peakKB ?? .max) < 150_000, "peak resident memory \(peakKB ?? -1) kB")
+        _ = unread
+    }
+
     @Test func secondSignalStopsAtOnce() throws {
         let p = Process()
         p.executableURL = Tool.url
