@@ -46,11 +46,25 @@ public struct PipelineSpec: Sendable {
 
     /// Reads a pipeline file. Unknown sections and keys are errors naming file, section and key.
     public init(file path: String) throws {
+        try self.init(origin: path) { keyFile, error in g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error) }
+    }
+
+    /// Reads pipeline-file text (the fuzzer's way in; messages name `origin` as they would the file).
+    public init(text: String, origin: String) throws {
+        try self.init(origin: origin) { keyFile, error in
+            g_key_file_load_from_data(keyFile, text, gsize(text.utf8.count), G_KEY_FILE_NONE, &error)
+        }
+    }
+
+    private init(
+        origin path: String,
+        load: (OpaquePointer?, inout UnsafeMutablePointer<GError>?) -> gboolean
+    ) throws {
         GStreamer.initialize()
         let keyFile = g_key_file_new()
         defer { g_key_file_free(keyFile) }
         var error: UnsafeMutablePointer<GError>? = nil
-        guard g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error) != 0 else {
+        guard load(keyFile, &error) != 0 else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "cannot read"
             if let error { g_error_free(error) }
             throw BarscopeError.badInput("\(path): \(Self.printable(message))")
