@@ -42,6 +42,10 @@ let package = Package(
                 "CQREncode", "CBarscope", "CZXingReader",
             ]),
         .executableTarget(name: "barscope", dependencies: ["Barscope"]),
+        // Fuzz targets: under libFuzzer with scripts/fuzz (-sanitize=fuzzer -DLIBFUZZER); built plainly, it replays
+        // inputs (a corpus, a crash file) through the same targets.
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        .executableTarget(name: "barscope-fuzz", dependencies: ["Barscope", "CFuzzDriver"], path: "Fuzz/Sources"),
         // The element's GObject and plugin boilerplate (C), and its work (Swift, the same library as the tool's).
         .target(
             name: "CBarscopePlugin", dependencies: ["CGStreamer", "CGStreamerVideo"],

@@ -130,6 +130,9 @@ enum RunCommand {
                 line += String(format: ", latency %.1f ms median, %.1f ms p95", l.p50, l.p95)
             }
             if let r = c.recording { line += ", recorded to \(r.segmentSeconds == nil ? r.path : r.segmentPattern)" }
+            // Standard error is the one place left to say so when the events' reader is what fell behind.
+            let dropped = writer.dropped
+            if dropped > 0 { line += ", \(dropped) events dropped (the reader fell behind)" }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
         // Stopped by a signal: 128 + its number; by a `stop` command: a normal end.

@@ -5,7 +5,12 @@ import Foundation
 // standard output carries results only.
 
 func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data("barscope: \(message)\n".utf8))
+    // One line whatever the message quotes: a value with a newline or a terminal escape in it (found by the fuzzer
+    // in `-S $'i25.di\r...'`) is shown escaped, so that it cannot forge a second line or drive the terminal.
+    let line = String(message.unicodeScalars.map { s -> String in
+        s.properties.generalCategory == .control ? s.escaped(asASCII: true) : String(s)
+    }.joined())
+    FileHandle.standardError.write(Data("barscope: \(line)\n".utf8))
     exit(code)
 }
 

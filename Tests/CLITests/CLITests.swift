@@ -22,10 +22,11 @@ struct Tool {
         var stderr: String
     }
 
-    static func run(_ args: [String], timeout: Double = 120) throws -> Result {
+    /// - Parameter prefix: a command to run the tool under (`/usr/bin/time -f %M -o FILE`).
+    static func run(_ args: [String], timeout: Double = 120, prefix: [String] = []) throws -> Result {
         let p = Process()
-        p.executableURL = url
-        p.arguments = args
+        p.executableURL = prefix.isEmpty ? url : URL(fileURLWithPath: prefix[0])
+        p.arguments = prefix.isEmpty ? args : Array(prefix.dropFirst()) + [url.path] + args
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -44,6 +45,18 @@ struct Tool {
         return Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
             stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// Runs a shell command line of the test's own (mount, umount); returns its exit status.
+    static func shell(_ line: String) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", line]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
     }
 
     /// Starts the endless live demo recording to `path`, in the background, output discarded.
@@ -123,6 +136,34 @@ struct Tool {
         #expect(p.terminationStatus == 0)
         #expect(Date().timeIntervalSince(start) < 20, "150 frames at 30/s, plus at most 5 s for the last events")
         #expect(try Tool.framesIn(mp4) == 150, "every frame recorded")
+        _ = unread
+    }
+
+    /// Events faster than an unread pipe takes them (the non-live demo, a detection per code per frame): the
+    /// queue stays bounded, the surplus is dropped and counted on standard error, memory stays flat.
+    @Test func unreadEventsAreDroppedCountedAndBounded() throws {
+        let p = Process()
+        let rss = Tool.folder.appendingPathComponent("unread-events.rss").path
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        p.arguments = [
+            "-f", "%M", "-o", rss, Tool.url.path, "run", "demo", "--every-frame", "--frames", "1500", "--size",
+            "320x240",
+        ]
+        let unread = Pipe()
+        let err = Pipe()
+        p.standardOutput = unread
+        p.standardError = err
+        try p.run()
+        let summary = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        // 1500 frames of 3 codes make 4500 detection events; the queue holds 4096 lines and the pipe 64 KiB.
+        let dropped = summary.split(separator: ",").last { $0.contains("events dropped") }
+            .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
+        #expect(dropped > 100, "\(summary)")
+        #expect(summary.hasSuffix(" events dropped (the reader fell behind)\n"), "\(summary)")
+        let peakKB = try String(contentsOfFile: rss, encoding: .utf8).split(separator: "\n").last.flatMap { Int($0) }
+        #expect((peakKB ?? .max) < 150_000, "peak resident memory \(peakKB ?? -1) kB")
         _ = unread
     }
 

@@ -171,6 +171,62 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"])
     }
 
+    /// The server keeps the session open but stops sending (its media's valve closes, as a camera that hangs):
+    /// the watchdog notices within its 5 s, the pipeline is rebuilt, and the new session scans again.
+    @Test func stalledStreamIsNoticedAndReconnected() throws {
+        let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 300))
+        let server = try RTSPServer(
+            host: "127.0.0.1", port: 0, path: "/demo",
+            launch: "( filesrc location=\(clip) ! qtdemux ! h264parse ! valve name=stall ! rtph264pay name=pay0 pt=96 )",
+            shared: false
+        ) { _, factory in bs_test_rtsp_track_valves(factory) }
+        var c = RunConfiguration()
+        c.input = try InputSource.parse(server.url)
+        c.rtspTransport = "tcp"
+        let log = EventLog()
+        let control = RunControl()
+        let done = DispatchSemaphore(value: 0)
+        let configuration = c
+        Thread.detachNewThread {
+            _ = try? ScanRunner.runReconnecting(
+                configuration, policy: ReconnectPolicy(initialDelay: 1, maxAttempts: 3), control: control
+            ) { log.append($0) }
+            done.signal()
+        }
+        defer {
+            control.stop()
+            _ = done.wait(timeout: .now() + 20)
+        }
+        for _ in 0..<100 where !log.all.map(\.name).contains("appeared") { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(log.all.map(\.name).contains("appeared"), "codes before the stall")
+        #expect(bs_test_rtsp_stall_newest() == 1)
+        let stalled = Date()
+        var noticedAfter: Double? = nil
+        for _ in 0..<150 {
+            if log.all.contains(where: { $0.name == "reconnecting" }) {
+                noticedAfter = Date().timeIntervalSince(stalled)
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let after = try #require(noticedAfter, "no reconnecting event within 15 s of the stall")
+        #expect(after >= 4.5 && after < 7.5, "noticed \(after) s after the stall (watchdog 5 s)")
+        let reason = log.all.compactMap { e -> String? in
+            if case .reconnecting(_, _, let reason) = e { return reason }
+            return nil
+        }.first
+        #expect(reason == "\(server.url): no frame for 5 s (the stream stalled)")
+        for _ in 0..<100 {
+            let names = log.all.map(\.name)
+            if let r = names.firstIndex(of: "recovered"), names[r...].contains("appeared") { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let names = log.all.map(\.name)
+        let recovered = try #require(names.firstIndex(of: "recovered"), "\(names)")
+        #expect(names[recovered...].contains("appeared"), "codes again after the reconnection")
+        withExtendedLifetime(server) {}
+    }
+
     /// The server goes away mid-stream and comes back on the same port: barscope rebuilds the pipeline after the
     /// backoff, says so in events, finds the codes again, and both recordings (before and after) play.
     @Test func reconnectsWhenTheServerComesBack() throws {

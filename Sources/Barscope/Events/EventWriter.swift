@@ -64,7 +64,13 @@ public final class EventWriter: Sendable {
         wake.lock()
         wake.signal()
         wake.unlock()
-        _ = finished.wait(timeout: .now() + timeout)
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            // The reader never caught up: what is still queued is lost as well, and counted with the drops.
+            state.withLock {
+                $0.dropped += $0.lines.count
+                $0.lines.removeAll()
+            }
+        }
     }
 
     private func drain() {

@@ -41,6 +41,7 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
             return .uri(text, display: Redact.uri(text))
         }
         try checkReadableFile(text, kind: "a video")
+        try ImageHeader.checkSize(ofFileAt: text)
         GStreamer.initialize()
         var error: UnsafeMutablePointer<GError>? = nil
         guard let uri = gst_filename_to_uri(text, &error) else {
@@ -133,4 +134,8 @@ func checkReadableFile(_ path: String, kind: String) throws {
     guard FileManager.default.isReadableFile(atPath: path) else {
         throw BarscopeError.badInput("\(path): cannot read (permission denied)")
     }
+    // Said plainly: GStreamer's own words for it ("Stream contains no data.") do not name the cause.
+    // (Only a regular file: a FIFO reads as 0 bytes and may still bring a stream.)
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    if attributes?[.type] as? FileAttributeType == .typeRegular, attributes?[.size] as? Int == 0 { throw BarscopeError.badInput("\(path): empty file (0 bytes), not \(kind)") }
 }

@@ -52,14 +52,28 @@ public struct PipelineSpec: Sendable {
 
     /// Reads a pipeline file. Unknown sections and keys are errors naming file, section and key.
     public init(file path: String) throws {
+        try self.init(origin: path) { keyFile, error in g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error) }
+    }
+
+    /// Reads pipeline-file text (the fuzzer's way in; messages name `origin` as they would the file).
+    public init(text: String, origin: String) throws {
+        try self.init(origin: origin) { keyFile, error in
+            g_key_file_load_from_data(keyFile, text, gsize(text.utf8.count), G_KEY_FILE_NONE, &error)
+        }
+    }
+
+    private init(
+        origin path: String,
+        load: (OpaquePointer?, inout UnsafeMutablePointer<GError>?) -> gboolean
+    ) throws {
         GStreamer.initialize()
         let keyFile = g_key_file_new()
         defer { g_key_file_free(keyFile) }
         var error: UnsafeMutablePointer<GError>? = nil
-        guard g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error) != 0 else {
+        guard load(keyFile, &error) != 0 else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "cannot read"
             if let error { g_error_free(error) }
-            throw BarscopeError.badInput("\(path): \(message)")
+            throw BarscopeError.badInput("\(path): \(Self.printable(message))")
         }
         var groupCount: gsize = 0
         guard let groups = g_key_file_get_groups(keyFile, &groupCount) else { return }
@@ -81,6 +95,16 @@ public struct PipelineSpec: Sendable {
                 try set(section, String(cString: keyName), String(cString: raw), origin: path)
             }
         }
+    }
+
+    /// GLib quotes the offending line whole: from a binary file that is kilobytes of control characters on the
+    /// user's terminal. Keep one short printable line.
+    static func printable(_ message: String, limit: Int = 160) -> String {
+        var out = String(message.unicodeScalars.map { s -> Character in
+            s.properties.generalCategory == .control || s == "\u{FFFD}" ? "?" : Character(s)
+        })
+        if out.count > limit { out = String(out.prefix(limit)) + "…" }
+        return out
     }
 
     /// Sets `section.key` from `origin` (a file path, `--set`, or a flag's name).

@@ -96,6 +96,9 @@ extension ScanRunner {
         var c = configuration
         var attempt = 0
         var session = 0
+        // Reconnecting is for a stream that worked and failed. One that never played (a closed port, a wrong
+        // password, a wrong path) is a mistake in the URI: retrying it for minutes would only hide the message.
+        var everPlayed = false
         let networked: Bool = {
             if case .uri(let u, _) = configuration.input { return u.lowercased().hasPrefix("rtsp") }
             return false
@@ -122,7 +125,8 @@ extension ScanRunner {
                 }
                 throw BarscopeError.badInput("\(configuration.input): the stream ended (the server closed it)")
             } catch let error as BarscopeError {
-                guard networked, bs_stop_requests() == 0, !control.isStopped else { throw error }
+                if played.load(ordering: .relaxed) { everPlayed = true }
+                guard networked, everPlayed, bs_stop_requests() == 0, !control.isStopped else { throw error }
                 attempt = recovered.load(ordering: .relaxed) ? 1 : attempt + 1
                 if let max = policy.maxAttempts, attempt > max {
                     onEvent(.gaveUp(attempts: attempt - 1, reason: error.description))

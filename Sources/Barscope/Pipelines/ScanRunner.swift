@@ -467,11 +467,27 @@ public final class ScanRunner: Sendable {
                     + "(rtsp://user:password@host/...) or in BARSCOPE_RTSP_USER and BARSCOPE_RTSP_PASSWORD")
         }
         if e.isNotFound && fromSource { return .badInput("\(input): not found (\(e.message))") }
+        // rtspsrc's own words ("Could not open resource for reading and writing.") do not say it never connected.
+        if fromSource, e.domain == "gst-resource-error-quark", e.code == GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue,
+            case .uri(let uri, _) = configuration.input, uri.lowercased().hasPrefix("rtsp")
+        {
+            return .badInput("\(input): cannot connect (\(e.message))")
+        }
         if e.isTypeNotFound || (fromSource && e.domain == "gst-stream-error-quark") {
             return .badInput("\(input): not a video or image GStreamer can read (\(e.message))")
         }
         if fromSource { return .badInput("\(input): \(e.message)") }
         if let r = configuration.recording, e.sourceName == "rec" || (e.source?.contains("GstFileSink") ?? false) {
+            // A disk that fills up, or fails, while recording is a failure of the run (exit 3), not of the
+            // user's input: what was written up to then stays playable (fragmented MP4, Matroska).
+            if e.domain == "gst-resource-error-quark" && e.code == GST_RESOURCE_ERROR_NO_SPACE_LEFT.rawValue {
+                return .pipeline(GStreamerError(domain: e.domain, code: e.code,
+                    message: "\(r.path): cannot record: no space left on the device", debug: e.debug))
+            }
+            if e.domain == "gst-resource-error-quark" && e.code == GST_RESOURCE_ERROR_WRITE.rawValue {
+                return .pipeline(GStreamerError(domain: e.domain, code: e.code,
+                    message: "\(r.path): cannot record: \(e.message)", debug: e.debug))
+            }
             return .badInput("\(r.path): cannot record (\(e.message))")
         }
         return .pipeline(e)
@@ -483,6 +499,10 @@ public final class ScanRunner: Sendable {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
             throw BarscopeError.badInput("\(path): cannot record (no such folder '\(folder)')")
+        }
+        var existing: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &existing), existing.boolValue {
+            throw BarscopeError.badInput("\(path): cannot record (it is a folder)")
         }
         guard FileManager.default.isWritableFile(atPath: folder) else {
             throw BarscopeError.badInput("\(path): cannot record (folder '\(folder)' is not writable)")

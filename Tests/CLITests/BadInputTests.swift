@@ -1,0 +1,257 @@
+import Barscope
+import Foundation
+import Testing
+
+/// Inputs that try to break the tool, as issue #8 lists them: each gives its exit code and exactly one line on
+/// standard error naming the thing at fault, within seconds, without a crash.
+@Suite(.serialized) struct BadInputTests {
+    /// Files made once for the whole table.
+    struct Fixtures {
+        let empty: String, emptyPNG: String, truncated: String, random: String, text: String, huge: String
+        let folderNamedMP4: String, garbageConf: String, clip: String
+
+        init() throws {
+            let dir = Tool.folder.appendingPathComponent("bad-input")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+            empty = path("empty.mp4")
+            emptyPNG = path("empty.png")
+            for p in [empty, emptyPNG] { _ = FileManager.default.createFile(atPath: p, contents: Data()) }
+            // A real clip (H.264 in MP4, its index at the end as mp4mux writes it), cut in half.
+            clip = path("clip.mp4")
+            let gen = try Tool.run(["generate", clip, "--frames", "30", "--size", "320x240"])
+            guard gen.status == 0 else { throw BarscopeError.badInput("generate failed: \(gen.stderr)") }
+            let whole = try Data(contentsOf: URL(fileURLWithPath: clip))
+            truncated = path("truncated.mp4")
+            try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: truncated))
+            random = path("random.mp4")
+            var state: UInt64 = 0x2545_F491_4F6C_DD1D  // seeded: a failure reproduces byte for byte
+            try Data((0..<50_000).map { _ -> UInt8 in
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                return UInt8(truncatingIfNeeded: state)
+            }).write(to: URL(fileURLWithPath: random))
+            text = path("notes.png")
+            try "shopping list: milk, eggs\n".write(toFile: text, atomically: true, encoding: .utf8)
+            huge = path("huge.png")
+            try Self.writeHugePNG(to: huge, side: 30_000)
+            folderNamedMP4 = path("folder.mp4")
+            try FileManager.default.createDirectory(atPath: folderNamedMP4, withIntermediateDirectories: true)
+            garbageConf = path("garbage.conf")
+            // A valid first line, then binary.
+            try (Data("[source]\n".utf8) + Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7919 ^ 0x5A) }))
+                .write(to: URL(fileURLWithPath: garbageConf))
+        }
+
+        /// A valid PNG of side x side pixels, 1 bit deep, all white: 150 KB on disk, 900 MB once decoded to grey.
+        /// Written by Python's zlib (PNG needs deflate, which Foundation on Linux does not offer).
+        static func writeHugePNG(to path: String, side: Int) throws {
+            let script = """
+                import struct, sys, zlib
+                w = h = int(sys.argv[2])
+                def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+                row = b"\\0" + b"\\xff" * ((w + 7) // 8)
+                z = zlib.compressobj(9)
+                idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+                ihdr = struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0)
+                open(sys.argv[1], "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat)
+                    + chunk(b"IEND", b""))
+                """
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = ["-c", script, path, String(side)]
+            try p.run()
+            p.waitUntilExit()
+            guard p.terminationStatus == 0 else { throw BarscopeError.badInput("python3 could not write \(path)") }
+        }
+    }
+
+    static let fixtures = Result { try Fixtures() }
+
+    struct Case: CustomStringConvertible, Sendable {
+        var args: [String]
+        var stderr: String
+        var status: Int32 = 2
+        /// Seconds it may take at most.
+        var within: Double = 15
+        var description: String { args.joined(separator: " ") }
+    }
+
+    static func cases() throws -> [Case] {
+        let f = try fixtures.get()
+        let vfMessage = "expected W:H with both sides positive (4:3), or 'off'"
+        let insetsMessage = "expected N or top,left,bottom,right, each ≥ 0 pixels"
+        return [
+            // Files.
+            Case(args: ["run", "/nonexistent/clip.mp4"], stderr: "/nonexistent/clip.mp4: no such file"),
+            Case(args: ["scan", "/nonexistent/label.png"], stderr: "/nonexistent/label.png: no such file"),
+            Case(args: ["run", f.empty, "--quiet"], stderr: "\(f.empty): empty file (0 bytes), not a video"),
+            Case(args: ["scan", f.emptyPNG], stderr: "\(f.emptyPNG): empty file (0 bytes), not an image"),
+            Case(args: ["run", f.truncated, "--quiet"],
+                stderr: "\(f.truncated): not a video or image GStreamer can read (This file contains no playable streams.)"),
+            Case(args: ["run", f.random, "--quiet"],
+                stderr: "\(f.random): not a video or image GStreamer can read (Could not determine type of stream.)"),
+            Case(args: ["scan", f.text], stderr: "\(f.text): not an image (Could not determine type of stream.)"),
+            Case(args: ["scan", f.huge],
+                stderr: "\(f.huge): the image is 30000x30000 pixels, too large to scan (at most 120 megapixels)"),
+            Case(args: ["run", f.huge, "--record", Tool.folder.appendingPathComponent("huge.mp4").path],
+                stderr: "\(f.huge): the image is 30000x30000 pixels, too large to scan (at most 120 megapixels)"),
+            // Network and devices: nothing listens on port 1; the password never shows.
+            Case(args: ["run", "rtsp://admin:s3cret@127.0.0.1:1/stream", "--quiet"],
+                stderr: "rtsp://admin:***@127.0.0.1:1/stream: cannot connect (Could not open resource for reading and writing.)",
+                within: 10),
+            Case(args: ["run", "/dev/video99"], stderr: "/dev/video99: no such video device"),
+            // Recordings.
+            Case(args: ["run", "demo", "--record", "/nonexistent/rec.mp4"],
+                stderr: "/nonexistent/rec.mp4: cannot record (no such folder '/nonexistent')"),
+            Case(args: ["run", "demo", "--record", f.folderNamedMP4, "--quiet"],
+                stderr: "\(f.folderNamedMP4): cannot record (it is a folder)"),
+            Case(args: ["run", "demo", "--record", "demo.avi"],
+                stderr: "--record 'demo.avi': name it .mp4 or .mkv (H.264 in MP4 or Matroska)"),
+            // Pipeline files (PipelineFileTests has the section, key and value errors).
+            Case(args: ["validate", "/nonexistent/dock.conf"], stderr: "/nonexistent/dock.conf: no such file"),
+            Case(args: ["run", "/nonexistent/dock.conf"], stderr: "/nonexistent/dock.conf: no such file"),
+            // Decoder and viewfinder values.
+            Case(args: ["run", "-Sfoo.enable"],
+                stderr: "-S 'foo.enable': unknown symbology or setting (zbarimg syntax: 'disable', 'qrcode.enable', "
+                    + "'i25.disable', 'ean13.enable=0'; also datamatrix, aztec, microqr, maxicode)"),
+            Case(args: ["scan", "-Sqrcode.frobnicate", f.text],
+                stderr: "-S 'qrcode.frobnicate': unknown symbology or setting (zbarimg syntax: 'disable', "
+                    + "'qrcode.enable', 'i25.disable', 'ean13.enable=0'; also datamatrix, aztec, microqr, maxicode)"),
+            Case(args: ["run", "--viewfinder", "0:3"], stderr: "--viewfinder '0:3': \(vfMessage)"),
+            Case(args: ["run", "--viewfinder", "4:-3"], stderr: "--viewfinder '4:-3': \(vfMessage)"),
+            Case(args: ["run", "--insets", "-5"], stderr: "--insets '-5': \(insetsMessage)"),
+            Case(args: ["run", "--insets", "10,-1,10,10"], stderr: "--insets '10,-1,10,10': \(insetsMessage)"),
+            Case(args: ["run", "--insets", "nan"], stderr: "--insets 'nan': \(insetsMessage)"),
+            Case(args: ["run", "demo", "--insets", "400"],
+                stderr: "viewfinder: no region fits in a 1280x720 frame with these insets "
+                    + "(top 400, left 400, bottom 400, right 400)"),
+            // Known only once the file's frame size is: the first caps stop the run.
+            Case(args: ["run", f.clip, "--insets", "0,200,0,200", "--quiet"],
+                stderr: "viewfinder: no region fits in a 320x240 frame with these insets "
+                    + "(top 0, left 200, bottom 0, right 200)"),
+            Case(args: ["run", "--region", "0.5,0.5,0.8,0.8"],
+                stderr: "--region '0.5,0.5,0.8,0.8': expected x,y,w,h as fractions of the frame, inside 0..1 (0.1,0.2,0.8,0.6)"),
+            Case(args: ["run", "--secondary", "0:1"], stderr: "--secondary '0:1': expected W:H"),
+            // Options.
+            Case(args: ["run", "--bogus"], stderr: "unknown option '--bogus' (see 'barscope run --help')"),
+            Case(args: ["scan", "--bogus"], stderr: "unknown option '--bogus' (see 'barscope scan --help')"),
+            Case(args: ["generate", "--bogus"], stderr: "unknown option '--bogus' (see 'barscope generate --help')"),
+            Case(args: ["--bogus"], stderr: "unknown option '--bogus' (see 'barscope --help')"),
+            Case(args: ["run", "-S"], stderr: "-S needs a value"),
+            Case(args: ["run", "--frames", "-1"], stderr: "--frames '-1': expected a whole number ≥ 0"),
+        ]
+    }
+
+    @Test func everyBadInputGivesOneExactLineAndItsExitCode() throws {
+        let table = try Self.cases()
+        for c in table {
+            let start = Date()
+            let r = try Tool.run(c.args, timeout: c.within + 30)
+            let took = Date().timeIntervalSince(start)
+            #expect(r.status == c.status, "\(c): exit \(r.status)")
+            #expect(r.stderr == "barscope: \(c.stderr)\n", "\(c)")
+            #expect(took < c.within, "\(c): took \(took) s")
+        }
+        #expect(table.count >= 30)
+    }
+
+    /// A binary file given as a pipeline file: GLib quotes the offending line, which must not pour control
+    /// characters onto the terminal: one printable line, cut short.
+    @Test func binaryPipelineFileGivesOneShortPrintableLine() throws {
+        let f = try Self.fixtures.get()
+        let r = try Tool.run(["validate", f.garbageConf])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("barscope: \(f.garbageConf): Key file contains line"), "\(r.stderr)")
+        #expect(r.stderr.filter { $0 == "\n" }.count == 1)
+        #expect(!r.stderr.unicodeScalars.dropLast().contains { $0.properties.generalCategory == .control })
+        #expect(r.stderr.count < f.garbageConf.count + 200)
+    }
+
+    /// The 30000x30000 image is refused from its header: little memory and little time, where decoding it took
+    /// 1.8 GB and 33 s.
+    @Test func hugeImageIsRefusedInBoundedMemory() throws {
+        let f = try Self.fixtures.get()
+        for command in ["scan", "run"] {
+            let rss = Tool.folder.appendingPathComponent("huge-\(command).rss").path
+            let start = Date()
+            let r = try Tool.run([command, f.huge], prefix: ["/usr/bin/time", "-f", "%M", "-o", rss])
+            #expect(r.status == 2)
+            #expect(Date().timeIntervalSince(start) < 5)
+            // time writes "Command exited with non-zero status 2", then the figure.
+            let report = try String(contentsOfFile: rss, encoding: .utf8)
+            let peakKB = report.split(separator: "\n").last.flatMap { Int($0) } ?? .max
+            #expect(peakKB < 150_000, "\(command): peak resident memory \(peakKB) kB")
+        }
+    }
+
+    /// A truncated recording is not a broken input: barscope's fragmented MP4 cut in half plays its first half.
+    @Test func truncatedFragmentedRecordingPlaysItsFirstPart() throws {
+        let mp4 = Tool.folder.appendingPathComponent("whole-recording.mp4").path
+        let rec = try Tool.run(["run", "demo", "--frames", "150", "--size", "320x240", "--record", mp4, "--quiet"])
+        #expect(rec.status == 0, "\(rec.stderr)")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: mp4))
+        let half = Tool.folder.appendingPathComponent("half-recording.mp4").path
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: half))
+        let frames = try Tool.framesIn(half)
+        #expect(frames >= 30 && frames < 150, "\(frames) frames in the first half")
+    }
+
+    /// The disk fills up while recording (a 1 MB tmpfs): one line naming the recording and "no space left",
+    /// exit 3 (the run failed), and what was written plays. Needs root for the mount; skipped without it.
+    @Test func fullDiskKeepsWhatWasWritten() throws {
+        let mountPoint = Tool.folder.appendingPathComponent("small-disk").path
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mount = try Tool.shell("mount -t tmpfs -o size=1m tmpfs '\(mountPoint)'")
+        guard mount == 0 else {
+            print("skipped: cannot mount a tmpfs here (not root?)")
+            return
+        }
+        defer { _ = try? Tool.shell("umount '\(mountPoint)'") }
+        let mp4 = mountPoint + "/rec.mp4"
+        let r = try Tool.run(["run", "demo", "--frames", "900", "--size", "640x360", "--record", mp4, "--quiet"])
+        #expect(r.status == 3)
+        #expect(r.stderr == "barscope: \(mp4): cannot record: no space left on the device\n")
+        #expect(r.stdout.split(separator: "\n").last == #"{"event":"error","message":"\#(mp4): cannot record: no space left on the device"}"#)
+        let frames = try Tool.framesIn(mp4)
+        #expect(frames > 60, "\(frames) frames survived the full disk")
+    }
+}
+
+/// A video with a stretch of bytes overwritten in its middle: the demuxer and decoder resynchronise, the scanner
+/// goes on and reports the codes of the frames after it, and the run ends as a normal one.
+///
+/// Only MP4 here: GStreamer 1.22's matroskademux, reading the same noise as top-level elements, takes one of them
+/// for a huge element, skips past the end of the file and ends the stream there (5 s of 10, no error posted).
+@Suite(.serialized) struct CorruptVideoTests {
+    @Test(arguments: ["mp4"])
+    func scannerGoesOnPastACorruptStretch(container: String) throws {
+        let clip = Tool.folder.appendingPathComponent("whole-300.\(container)").path
+        let gen = try Tool.run(["generate", clip, "--frames", "300", "--size", "640x360"])
+        #expect(gen.status == 0, "\(gen.stderr)")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        // 4 KiB of noise at the middle of the file (about 5 s into the 10 s clip), seeded.
+        let middle = bytes.count / 2
+        var state: UInt32 = 2_463_534_242
+        for i in middle..<middle + 4096 {
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
+            bytes[i] = UInt8(truncatingIfNeeded: state)
+        }
+        let corrupt = Tool.folder.appendingPathComponent("corrupt-300.\(container)").path
+        try Data(bytes).write(to: URL(fileURLWithPath: corrupt))
+        let r = try Tool.run(["run", corrupt, "--every-frame", "--viewfinder", "off", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let pts = events.filter { $0["event"] as? String == "detection" }.compactMap { $0["pts_ns"] as? Int }
+        // Codes before the damage and in the last second of the clip, after it.
+        #expect(pts.contains { $0 < 4_000_000_000 })
+        #expect(pts.contains { $0 >= 9_000_000_000 }, "last detection at \(pts.max() ?? -1) ns")
+        let frames = events.last?["frames"] as? Int ?? 0
+        #expect(events.last?["event"] as? String == "eos" && frames >= 240 && frames <= 300, "\(frames) frames")
+    }
+}
