@@ -100,6 +100,15 @@ import Testing
         #expect(found.first?.binary == nil)
     }
 
+    @Test func utf8WithAndWithoutECI() throws {
+        let text = "Grüße, 日本語 ✓"
+        for symbol in [try QRCode.symbol(text), try QRCode.symbol(utf8WithECI: text)] {
+            let found = Picture(symbol, module: 4).with { Self.stills.read($0) }
+            #expect(found.map(\.data) == [text])
+            #expect(found.first?.binary == nil)
+        }
+    }
+
     @Test func binaryPayloadKeepsItsBytes() throws {
         let bytes: [UInt8] = [0x00, 0xFF, 0x80, 0x7F, 0x1B, 0xC3, 0x28, 0xFE]
         let picture = Picture(try QRCode.symbol(bytes: bytes, text: ""), module: 4)

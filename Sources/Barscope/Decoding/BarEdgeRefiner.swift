@@ -17,7 +17,8 @@ enum BarEdgeRefiner {
         guard x1 - x0 >= 8, y1 - y0 >= 3 else { return nil }
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         var jxx = 0.0, jyy = 0.0, jxy = 0.0
-        // Every other pixel both ways: a quarter of the work, the same direction.
+        // Every other pixel both ways: a quarter of the work, the same direction. (Sparser grids alias with the
+        // bars' period and tilt the estimate: measured, 28 px off on a code at -40 degrees.)
         for y in stride(from: y0, to: y1, by: 2) {
             let row = src + y * image.stride
             for x in stride(from: x0, to: x1, by: 2) {

@@ -27,4 +27,23 @@ public enum QRCode {
         let rows = (0..<n).map { r in (0..<n).map { c in code.pointee.data[r * n + c] & 1 == 1 } }
         return BarcodeSymbol(type: "QR-Code", text: text, modules: rows, quietZone: 4)
     }
+
+    /// A QR code of UTF-8 text preceded by an ECI header naming UTF-8 (ECI 26), as careful encoders write
+    /// non-ASCII text.
+    public static func symbol(utf8WithECI text: String) throws -> BarcodeSymbol {
+        let bytes = Array(text.utf8)
+        guard let input = QRinput_new2(0, QR_ECLEVEL_M) else {
+            throw BarscopeError.badValue("QR '\(text)': libqrencode cannot make an input")
+        }
+        defer { QRinput_free(input) }
+        // The ECI header first, then the bytes it describes.
+        guard QRinput_appendECIheader(input, 26) == 0,
+            bytes.withUnsafeBufferPointer({ QRinput_append(input, QR_MODE_8, Int32($0.count), $0.baseAddress) }) == 0,
+            let code = QRcode_encodeInput(input)
+        else { throw BarscopeError.badValue("QR '\(text)': libqrencode cannot encode it") }
+        defer { QRcode_free(code) }
+        let n = Int(code.pointee.width)
+        let rows = (0..<n).map { r in (0..<n).map { c in code.pointee.data[r * n + c] & 1 == 1 } }
+        return BarcodeSymbol(type: "QR-Code", text: text, modules: rows, quietZone: 4)
+    }
 }
