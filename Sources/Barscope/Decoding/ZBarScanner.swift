@@ -37,7 +37,12 @@ public final class ZBarScanner {
         -> [Detection]
     {
         guard let zimage = zbar_image_create() else { return [] }
-        defer { zbar_image_destroy(zimage) }
+        defer {
+            // Hands the image's symbols back to the scanner before the image goes, as the stock element does:
+            // without it the symbols of every decode stayed allocated (about 5 KB/s on the live demo).
+            zbar_image_scanner_recycle_image(scanner, zimage)
+            zbar_image_destroy(zimage)
+        }
         zbar_image_set_format(zimage, y800)
         zbar_image_set_size(zimage, UInt32(image.stride), UInt32(image.height))
         zbar_image_set_crop(zimage, 0, 0, UInt32(image.width), UInt32(image.height))
