@@ -216,7 +216,8 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             return nil
         }.first
         #expect(reason == "\(server.url): no frame for 5 s (the stream stalled)")
-        for _ in 0..<100 {
+        // Up to 25 s: with every other suite running beside it, the new session can be slow to send its first frames.
+        for _ in 0..<250 {
             let names = log.all.map(\.name)
             if let r = names.firstIndex(of: "recovered"), names[r...].contains("appeared") { break }
             Thread.sleep(forTimeInterval: 0.1)
