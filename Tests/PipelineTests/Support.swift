@@ -13,14 +13,19 @@ enum Media {
     private static let made = Mutex<[String: String]>([:])
 
     /// An H.264 MP4 of the demo scene (made once per size and length).
+    /// Suites run in parallel and share clips: one is written whole before anyone reads it (a suite that asked
+    /// while another was still encoding the same clip once read half a file).
     static func demoClip(_ options: DemoOptions, bFrames: Bool = true) throws -> String {
         let name = "demo-\(options.size.width)x\(options.size.height)-\(options.frames)\(bFrames ? "" : "-nob").mp4"
         let path = folder.appendingPathComponent(name).path
+        writing.lock()
+        defer { writing.unlock() }
         if made.withLock({ $0[name] }) != nil { return path }
         try DemoClip.writeMP4(to: path, options: options, bFrames: bFrames)
         made.withLock { $0[name] = path }
         return path
     }
+    private static let writing = NSLock()
 }
 
 /// Collects a run's events (they arrive on GStreamer's threads).

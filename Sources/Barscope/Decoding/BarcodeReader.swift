@@ -86,15 +86,7 @@ public final class BarcodeReader {
         guard w >= 8, h >= 8 else { return readOnce(image) }
         if halfBuffer.count < w * h { halfBuffer = [UInt8](repeating: 0, count: w * h) }
         let found = halfBuffer.withUnsafeMutableBufferPointer { out -> [Detection] in
-            let src = image.base.assumingMemoryBound(to: UInt8.self)
-            for y in 0..<h {
-                let r0 = src + 2 * y * image.stride, r1 = r0 + image.stride
-                let o = out.baseAddress! + y * w
-                for x in 0..<w {
-                    let sum = Int(r0[2 * x]) + Int(r0[2 * x + 1]) + Int(r1[2 * x]) + Int(r1[2 * x + 1])
-                    o[x] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
-                }
-            }
+            image.halve(into: out.baseAddress!)
             return readOnce(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: w, height: h, stride: w))
         }
         return found.map { d in

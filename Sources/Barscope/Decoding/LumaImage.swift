@@ -29,6 +29,21 @@ public struct LumaImage {
         }
     }
 
+    /// Writes the image at half size into `out` (each 2x2 block averaged; `out` holds width/2 × height/2 bytes,
+    /// no row padding): a quarter of the pixels for a search, or a second pass on an oversized, soft code.
+    public func halve(into out: UnsafeMutablePointer<UInt8>) {
+        let w = width / 2, h = height / 2
+        let src = base.assumingMemoryBound(to: UInt8.self)
+        for y in 0..<h {
+            let r0 = src + 2 * y * stride, r1 = r0 + stride
+            let o = out + y * w
+            for x in 0..<w {
+                let sum = Int(r0[2 * x]) + Int(r0[2 * x + 1]) + Int(r1[2 * x]) + Int(r1[2 * x + 1])
+                o[x] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+            }
+        }
+    }
+
     public init(base: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
         precondition(width > 0 && height > 0 && stride >= width, "bad luma geometry")
         self.base = base

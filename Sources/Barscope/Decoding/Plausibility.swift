@@ -15,10 +15,8 @@ enum Plausibility {
         }
         if cropped {
             // Any side: the hits of a code that runs out of the crop pile up on the crop's edge.
-            let b = d.bounds
-            if d.runsOffImage || b.x <= 1 || b.y <= 1 || b.maxX >= image.width - 1 || b.maxY >= image.height - 1 {
-                return false
-            }
+            let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
+            if d.runsOffImage || touches(d.bounds, edgeOf: whole) { return false }
         }
         return true
     }
@@ -26,8 +24,12 @@ enum Plausibility {
     /// A 1D read that comes within a pixel of the crop's edge (full-frame pixels): a code cut by the viewfinder.
     static func cutByCrop(_ d: Detection, crop: PixelRect) -> Bool {
         guard !ZBarScanner.isTwoDimensional(name: d.type) else { return false }
-        let b = d.bounds
-        return b.x <= crop.x + 1 || b.y <= crop.y + 1 || b.maxX >= crop.maxX - 1 || b.maxY >= crop.maxY - 1
+        return touches(d.bounds, edgeOf: crop)
+    }
+
+    /// Within a pixel of any side of `rect`.
+    static func touches(_ b: PixelRect, edgeOf rect: PixelRect) -> Bool {
+        b.x <= rect.x + 1 || b.y <= rect.y + 1 || b.maxX >= rect.maxX - 1 || b.maxY >= rect.maxY - 1
     }
 
     /// The fewest modules a 1D symbol with this text spans, quiet zones left out; nil when not known.

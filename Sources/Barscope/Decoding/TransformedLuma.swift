@@ -25,28 +25,16 @@ struct TransformedLuma {
         return TransformedLuma(pixels: out, width: image.width, height: image.height, toSource: { $0 })
     }
 
-    /// Scaled by `factor` (0.5 averages 2x2 blocks: less noise and blur for oversized, soft codes; 2 interpolates:
-    /// more pixels a module for codes too small for ZBar's edge detector).
+    /// Scaled by `factor` (0.5 averages 2x2 blocks, `LumaImage.halve`: less noise and blur for oversized, soft
+    /// codes; other factors interpolate, 2 giving more pixels a module for codes too small for ZBar's edges).
     static func scaled(_ image: LumaImage, by factor: Double) -> TransformedLuma {
-        let w = max(1, Int((Double(image.width) * factor).rounded()))
-        let h = max(1, Int((Double(image.height) * factor).rounded()))
+        let halving = factor == 0.5 && image.width >= 2 && image.height >= 2
+        let w = halving ? image.width / 2 : max(1, Int((Double(image.width) * factor).rounded()))
+        let h = halving ? image.height / 2 : max(1, Int((Double(image.height) * factor).rounded()))
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         var out = [UInt8](repeating: 0, count: w * h)
-        if factor <= 0.5 {
-            let step = max(1, Int((1 / factor).rounded()))
-            for y in 0..<h {
-                for x in 0..<w {
-                    var sum = 0, n = 0
-                    for dy in 0..<step where y * step + dy < image.height {
-                        let row = src + (y * step + dy) * image.stride
-                        for dx in 0..<step where x * step + dx < image.width {
-                            sum += Int(row[x * step + dx])
-                            n += 1
-                        }
-                    }
-                    out[y * w + x] = UInt8(sum / max(1, n))
-                }
-            }
+        if halving {
+            out.withUnsafeMutableBufferPointer { image.halve(into: $0.baseAddress!) }
         } else {
             for y in 0..<h {
                 for x in 0..<w {

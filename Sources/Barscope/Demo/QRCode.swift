@@ -7,12 +7,7 @@ public enum QRCode {
             throw BarscopeError.badValue("QR '\(text)': libqrencode cannot encode it")
         }
         defer { QRcode_free(code) }
-        let n = Int(code.pointee.width)
-        var rows: [[Bool]] = []
-        for r in 0..<n {
-            rows.append((0..<n).map { c in code.pointee.data[r * n + c] & 1 == 1 })
-        }
-        return BarcodeSymbol(type: "QR-Code", text: text, modules: rows, quietZone: 4)
+        return symbol(code, text: text)
     }
 
     /// A QR code of raw bytes in byte mode, no ECI: a binary payload, or text in a legacy character set
@@ -23,9 +18,7 @@ public enum QRCode {
             throw BarscopeError.badValue("QR of \(bytes.count) bytes: libqrencode cannot encode it")
         }
         defer { QRcode_free(code) }
-        let n = Int(code.pointee.width)
-        let rows = (0..<n).map { r in (0..<n).map { c in code.pointee.data[r * n + c] & 1 == 1 } }
-        return BarcodeSymbol(type: "QR-Code", text: text, modules: rows, quietZone: 4)
+        return symbol(code, text: text)
     }
 
     /// A QR code of UTF-8 text preceded by an ECI header naming UTF-8 (ECI 26), as careful encoders write
@@ -42,6 +35,11 @@ public enum QRCode {
             let code = QRcode_encodeInput(input)
         else { throw BarscopeError.badValue("QR '\(text)': libqrencode cannot encode it") }
         defer { QRcode_free(code) }
+        return symbol(code, text: text)
+    }
+
+    /// The modules of libqrencode's result (bit 0 of each byte: dark), with the standard 4-module quiet zone.
+    private static func symbol(_ code: UnsafeMutablePointer<QRcode>, text: String) -> BarcodeSymbol {
         let n = Int(code.pointee.width)
         let rows = (0..<n).map { r in (0..<n).map { c in code.pointee.data[r * n + c] & 1 == 1 } }
         return BarcodeSymbol(type: "QR-Code", text: text, modules: rows, quietZone: 4)

@@ -26,6 +26,9 @@ public final class LiveSettings: Sendable {
 
     public var decoder: Decoder { decoderState.withLock { $0 } }
     public var style: Style { styleState.withLock { $0 } }
+    /// The generations alone, for the per-frame check (no copy of the settings).
+    public var decoderGeneration: Int { decoderState.withLock { $0.generation } }
+    public var styleGeneration: Int { styleState.withLock { $0.generation } }
 
     public func set(settings: ScannerSettings? = nil, engine: Engine? = nil) {
         decoderState.withLock { d in

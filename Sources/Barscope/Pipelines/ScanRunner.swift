@@ -544,7 +544,7 @@ final class ScanContext: @unchecked Sendable {
     let timeline: RegionTimeline
     /// The crop videocrop was last told: left, top, right, bottom (the crop probe's thread only; a Mutex for
     /// Sendable's sake).
-    let cropApplied = Mutex<[Int32]>([])
+    let cropApplied = Mutex<PixelRect?>(nil)
     /// A problem found on a streaming thread that must stop the run (the bus loop polls it).
     let fatal = Mutex<BarscopeError?>(nil)
     let numbers = Mutex(FrameNumbers())
@@ -673,11 +673,16 @@ final class ScanContext: @unchecked Sendable {
     func applyCrop(_ region: PixelRect?, frame: Size) {
         guard let crop else { return }
         let r = region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
-        let values = [Int32(r.x), Int32(r.y), Int32(frame.width - r.maxX), Int32(frame.height - r.maxY)]
+        // The right and bottom margins follow from the rectangle and the frame; the rectangle inside the frame is
+        // what changes (a frame of another size gives another rectangle: `r` is the whole frame when off).
+        let margins = PixelRect(x: r.x, y: r.y, width: frame.width - r.maxX, height: frame.height - r.maxY)
         cropApplied.withLock { last in
-            guard last != values else { return }
-            last = values
-            for (name, v) in zip(["left", "top", "right", "bottom"], values) { bs_set_int(crop, name, v) }
+            guard last != margins else { return }
+            last = margins
+            bs_set_int(crop, "left", Int32(margins.x))
+            bs_set_int(crop, "top", Int32(margins.y))
+            bs_set_int(crop, "right", Int32(margins.width))
+            bs_set_int(crop, "bottom", Int32(margins.height))
         }
     }
 
@@ -850,8 +855,8 @@ final class ScanContext: @unchecked Sendable {
         let status = String(
             format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
             seen.load(ordering: .relaxed), seconds > 0 ? Double(drawnFrames) / seconds : 0)
-        let style = live.style
-        if style.generation != styleGeneration {
+        if live.styleGeneration != styleGeneration {
+            let style = live.style
             styleGeneration = style.generation
             renderer = OverlayRenderer(style: style.style)
         }

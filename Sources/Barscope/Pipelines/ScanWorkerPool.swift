@@ -44,7 +44,8 @@ public final class ScanWorkerPool: @unchecked Sendable {
                 var scanner = live.map { BarcodeReader(engine: $0.decoder.engine, settings: $0.decoder.settings) }
                     ?? BarcodeReader(engine: engine, settings: settings)
                 while let job = self.next() {
-                    if let d = live?.decoder, d.generation != generation {
+                    if let live, live.decoderGeneration != generation {
+                        let d = live.decoder
                         generation = d.generation
                         scanner = BarcodeReader(engine: d.engine, settings: d.settings)
                     }
