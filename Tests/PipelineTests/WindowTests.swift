@@ -131,7 +131,7 @@ func toolURL() -> URL {
         tool.arguments = [
             "run", "demo", "--live", "--frames", "0", "--display", "--size", "640x360", "--every-frame", "--control", "-",
             "--quiet", "--style", "line-color=#FF00FF", "--style", "box-color=#00FFFF", "--style", "polygon-color=none",
-            "--style", "box-fill=0", "--style", "polygon-fill=0", "--style", "labels=off", "--style", "status=off",
+            "--style", "box-fill=0", "--style", "outline-gap=0", "--style", "polygon-fill=0", "--style", "labels=off", "--style", "status=off",
         ]
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = x.display
@@ -178,27 +178,35 @@ func toolURL() -> URL {
         #expect(abs(outline.width - region.width) <= 3 && abs(outline.height - region.height) <= 3, "\(outline) vs \(region)")
         let origin = (x: outline.x - region.x, y: outline.y - region.y)  // where the window's video starts
 
-        // The codes of the last frame scanned before the pause: a cyan box around each, on screen.
+        // The codes scanned just before the pause: a cyan box around each, on screen. The window shows a frame
+        // that may lag the last one scanned by the frames queued before the sink, so each code's box must be drawn
+        // (both sides, within 4 px: the line sits just outside the bounds) where one of the last frames' events
+        // put it; the codes move a few pixels a frame.
         let lines = events.withLock { $0 }
         let detections = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .filter { $0["event"] as? String == "detection" }
         let lastFrame = try #require(detections.compactMap { $0["frame"] as? Int }.max())
-        let onScreen = detections.filter { $0["frame"] as? Int == lastFrame }
-        #expect(!onScreen.isEmpty)
-        for d in onScreen {
-            let b = try #require(d["bounds"] as? [String: Int])
-            let cx = origin.x + b["x"]! + b["width"]! / 2, cy = origin.y + b["y"]! + b["height"]! / 2
-            // Walk left from the code's centre until the box's left side: cyan within the code's width.
-            var found: Int? = nil
-            for dx in stride(from: b["width"]! / 2, through: b["width"]! / 2 + 40, by: 1) {
-                let px = cx - dx
-                guard px >= 0 else { break }
-                if isColour(cy * shot.width + px, 0, 255, 255) {
-                    found = dx
-                    break
-                }
+        let recent = detections.filter { ($0["frame"] as? Int ?? -1) > lastFrame - 30 }
+        // Only codes read on every one of those frames: which frame is on screen is not known, and a small code
+        // missed on it would have no box there, rightly.
+        let frames = Set(recent.compactMap { $0["frame"] as? Int })
+        let codes = Set(recent.compactMap { $0["data"] as? String }).filter { code in
+            Set(recent.filter { $0["data"] as? String == code }.compactMap { $0["frame"] as? Int }) == frames
+        }
+        #expect(!codes.isEmpty, "no code read on every one of the last frames")
+        func cyanNear(_ x: Int, _ y: Int) -> Bool {
+            (x - 4...x + 4).contains { px in
+                px >= 0 && px < shot.width && y >= 0 && y < shot.height && isColour(y * shot.width + px, 0, 255, 255)
             }
-            #expect(found != nil, "\(d["data"] ?? "?"): no box left of \(cx),\(cy) on screen (\(png))")
+        }
+        for code in codes {
+            let boxes = recent.filter { $0["data"] as? String == code }.compactMap { $0["bounds"] as? [String: Int] }
+            let drawn = boxes.contains { b in
+                let left = origin.x + b["x"]!, right = left + b["width"]! - 1, cy = origin.y + b["y"]! + b["height"]! / 2
+                return cyanNear(left, cy) && cyanNear(right, cy)
+            }
+            let seen = recent.filter { $0["data"] as? String == code }.suffix(4).map { "\($0["frame"] ?? "?"): \($0["bounds"] ?? "?")" }
+            #expect(drawn, "\(code): no cyan box on screen where the last frames put it (\(png)): \(seen)")
         }
         let deadline2 = Date(timeIntervalSinceNow: 15)
         while tool.isRunning && Date() < deadline2 { Thread.sleep(forTimeInterval: 0.05) }
