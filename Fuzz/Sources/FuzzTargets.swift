@@ -9,7 +9,8 @@ import Foundation
 // variable BARSCOPE_FUZZ_TARGET; built plainly, `barscope-fuzz TARGET FILE|DIR...` replays inputs.
 
 enum FuzzTarget: String, CaseIterable {
-    case pipelineFile = "pipeline-file", symbology, viewfinder, luma, image
+    case pipelineFile = "pipeline-file"
+    case symbology, viewfinder, luma, image
 
     func run(_ data: [UInt8]) {
         switch self {
@@ -24,7 +25,9 @@ enum FuzzTarget: String, CaseIterable {
     /// Failures are ours, typed and said: a BarscopeError with a message (the CLI escapes what it quotes onto one
     /// line; a first run here found values with control characters quoted raw).
     static func checkOneLine(_ error: Error) {
-        guard let e = error as? BarscopeError, !e.description.isEmpty else { fatalError("untyped or empty error: \(error)") }
+        guard let e = error as? BarscopeError, !e.description.isEmpty else {
+            fatalError("untyped or empty error: \(error)")
+        }
     }
 
     static func pipelineFile(_ data: [UInt8]) {
@@ -51,9 +54,12 @@ enum FuzzTarget: String, CaseIterable {
     /// Lines: aspect, insets, region, secondary aspect; the first four bytes give the frame size.
     static func viewfinder(_ data: [UInt8]) {
         guard data.count >= 4 else { return }
-        let size = Size(width: 1 + (Int(data[0]) << 8 | Int(data[1])) % 8192, height: 1 + (Int(data[2]) << 8 | Int(data[3])) % 8192)
-        let lines = String(decoding: data.dropFirst(4), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .map(String.init)
+        let size = Size(
+            width: 1 + (Int(data[0]) << 8 | Int(data[1])) % 8192, height: 1 + (Int(data[2]) << 8 | Int(data[3])) % 8192)
+        let lines = String(decoding: data.dropFirst(4), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false
+        )
+        .map(String.init)
         func line(_ i: Int) -> String? { i < lines.count ? lines[i] : nil }
         do {
             var v = try Viewfinder.parse(aspect: line(0) ?? "4:3", insets: line(1) ?? "20", region: line(2))
@@ -86,7 +92,8 @@ enum FuzzTarget: String, CaseIterable {
         let height = max(1, min(512, (pixels.count + stride - 1) / stride))
         var plane = pixels + [UInt8](repeating: 0, count: max(0, stride * height - pixels.count))
         plane.withUnsafeMutableBytes { buf in
-            let image = LumaImage(base: UnsafeRawPointer(buf.baseAddress!), width: width, height: height, stride: stride)
+            let image = LumaImage(
+                base: UnsafeRawPointer(buf.baseAddress!), width: width, height: height, stride: stride)
             for d in reader.read(image) where d.polygon.isEmpty && d.data.isEmpty {
                 fatalError("empty detection \(d)")
             }
@@ -94,7 +101,9 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     nonisolated(unsafe) static let scanner = ImageScanner(engine: .both, thorough: false)
-    static let imagePath = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-fuzz-\(getpid()).img").path
+    static let imagePath = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "barscope-fuzz-\(getpid()).img"
+    ).path
 
     /// The header reader on the bytes, then the whole still-image path (GStreamer's decoders included) on a file.
     static func image(_ data: [UInt8]) {
@@ -121,10 +130,11 @@ enum FuzzTarget: String, CaseIterable {
             var argc = CommandLine.argc
             var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
             _ = chosenTarget
-            exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-                chosenTarget.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-                return 0
-            })
+            exit(
+                LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+                    chosenTarget.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+                    return 0
+                })
         }
     }
 #else
@@ -132,15 +142,20 @@ enum FuzzTarget: String, CaseIterable {
         static func main() {
             let args = Array(CommandLine.arguments.dropFirst())
             guard let name = args.first, let target = FuzzTarget(rawValue: name), args.count >= 2 else {
-                print("usage: barscope-fuzz TARGET FILE|DIR...  (targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))")
+                print(
+                    "usage: barscope-fuzz TARGET FILE|DIR...  (targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
                 exit(2)
             }
             var count = 0
             for path in args.dropFirst() {
                 var isDir: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { continue }
-                let files = isDir.boolValue
-                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map { path + "/" + $0 }
+                let files =
+                    isDir.boolValue
+                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map {
+                        path + "/" + $0
+                    }
                     : [path]
                 for file in files {
                     guard let data = FileManager.default.contents(atPath: file) else { continue }

@@ -66,7 +66,12 @@ final class ElementState: @unchecked Sendable {
     var viewfinderKey: [String?] = []
     var viewfinder = Viewfinder.off
     var grey: [UInt8] = []
-    var renderer = OverlayRenderer(style: { var s = OverlayStyle(); s.showStatus = false; return s }())
+    var renderer = OverlayRenderer(
+        style: {
+            var s = OverlayStyle()
+            s.showStatus = false
+            return s
+        }())
     var styleKey: String? = nil
     var pool: ScanWorkerPool? = nil
     var poolKey: (threads: Int, symbologies: String?, engine: Engine) = (0, nil, .zbar)
@@ -107,15 +112,18 @@ final class ElementState: @unchecked Sendable {
         let key = [s.viewfinder, s.insets, s.region].map { $0.map { String(cString: $0) } }
         if key != viewfinderKey {
             viewfinderKey = key
-            viewfinder = (try? Viewfinder.parse(aspect: key[0] ?? "off", insets: key[1] ?? "20", region: key[2])) ?? .off
+            viewfinder =
+                (try? Viewfinder.parse(aspect: key[0] ?? "off", insets: key[1] ?? "20", region: key[2])) ?? .off
         }
     }
 
-    func process(_ filter: UnsafeMutablePointer<GstVideoFilter>, _ frame: UnsafeMutablePointer<GstVideoFrame>,
-        _ s: BarscopeSettings) -> Bool
-    {
+    func process(
+        _ filter: UnsafeMutablePointer<GstVideoFilter>, _ frame: UnsafeMutablePointer<GstVideoFrame>,
+        _ s: BarscopeSettings
+    ) -> Bool {
         configure(s)
-        let width = Int(bs_frame_width(frame)), height = Int(bs_frame_height(frame))
+        let width = Int(bs_frame_width(frame))
+        let height = Int(bs_frame_height(frame))
         guard width > 0, height > 0, let plane = bs_frame_plane_data(frame, 0) else { return false }
         let stride = Int(bs_frame_plane_stride(frame, 0))
         let format = bs_frame_format(frame)
@@ -132,9 +140,12 @@ final class ElementState: @unchecked Sendable {
         let threads = s.threads == 0 ? ProcessInfo.processInfo.activeProcessorCount : Int(s.threads)
         if threads > 1 && s.draw == 0 && hasLuma {
             // Asynchronous: the frame goes on at once; a worker scans it and its messages follow in order.
-            if pool == nil || poolKey.threads != threads || poolKey.symbologies != symbologies || poolKey.engine != engine {
+            if pool == nil || poolKey.threads != threads || poolKey.symbologies != symbologies
+                || poolKey.engine != engine
+            {
                 pool?.stop()
-                pool = ScanWorkerPool(workers: threads, settings: settings, engine: engine) { [weak self] scanner, job in
+                pool = ScanWorkerPool(workers: threads, settings: settings, engine: engine) {
+                    [weak self] scanner, job in
                     self?.scanQueued(job, with: scanner)
                 }
                 poolKey = (threads, symbologies, engine)
@@ -216,10 +227,11 @@ final class ElementState: @unchecked Sendable {
         var report = Array(zip(p.detections, ids))
         if p.cache {
             // Like the stock element's cache: a code is reported when it appears, not on every frame.
-            let fresh = Set(events.compactMap { e -> Int? in
-                if case .appeared(_, _, _, let id) = e { return id }
-                return nil
-            })
+            let fresh = Set(
+                events.compactMap { e -> Int? in
+                    if case .appeared(_, _, _, let id) = e { return id }
+                    return nil
+                })
             report = report.filter { fresh.contains($0.1) }
         }
         for (det, _) in report {

@@ -14,7 +14,9 @@ final class ControlChannel: Sendable {
     private let configuration: RunConfiguration
     private let report: @Sendable (Event) -> Void
 
-    init(path: String, control: RunControl, configuration: RunConfiguration, report: @escaping @Sendable (Event) -> Void)
+    init(
+        path: String, control: RunControl, configuration: RunConfiguration, report: @escaping @Sendable (Event) -> Void
+    )
         throws
     {
         self.control = control

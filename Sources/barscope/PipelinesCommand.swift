@@ -14,7 +14,9 @@ enum PipelinesCommand {
         }
         let width = all.map(\.name.count).max() ?? 0
         for p in all {
-            print(p.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + (p.description ?? "(no description)"))
+            print(
+                p.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + (p.description ?? "(no description)")
+            )
         }
         return 0
     }
@@ -25,12 +27,15 @@ enum PipelinesCommand {
         guard !tokens.isEmpty else { throw UsageError("validate needs at least one pipeline file") }
         for path in tokens {
             let file = path.hasSuffix(".conf") ? path : (PipelineSpec.find(path) ?? path)
-            guard FileManager.default.fileExists(atPath: file) else { throw BarscopeError.badInput("\(path): no such file") }
+            guard FileManager.default.fileExists(atPath: file) else {
+                throw BarscopeError.badInput("\(path): no such file")
+            }
             var spec = try PipelineSpec(file: file)
             try spec.set("source", "input", "demo", origin: "validate")  // the input is checked when it runs
             let (configuration, _) = try spec.configuration()
             do { try ScanRunner.checkGraph(configuration) } catch let e as BarscopeError {
-                throw BarscopeError.badValue(e.description.hasPrefix(file) ? e.description : "\(file): \(e.description)")
+                throw BarscopeError.badValue(
+                    e.description.hasPrefix(file) ? e.description : "\(file): \(e.description)")
             }
             print("\(file): ok")
         }

@@ -67,7 +67,9 @@ final class ProgressLine: @unchecked Sendable {
             let fraction = min(1, Double(position) / Double(duration))
             if barWidth > 0 {
                 let filled = Int((fraction * Double(barWidth)).rounded())
-                parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled) + "]")
+                parts.append(
+                    "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled) + "]"
+                )
             }
             parts.append("\(clock(position)) / \(clock(duration))")
             parts.append(String(format: "%.0f %%", fraction * 100))

@@ -14,8 +14,10 @@ enum RunCommand {
         "--rtsp-transport": ("source", "rtsp-transport"), "--latency": ("source", "latency"),
         "--insets": ("viewfinder", "insets"), "--region": ("viewfinder", "region"),
         "--preferred-height": ("viewfinder", "preferred-height"),
-        "--secondary": ("viewfinder", "secondary-aspect-ratio"), "--secondary-insets": ("viewfinder", "secondary-insets"),
-        "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"), "--engine": ("decoder", "engine"), "--report": ("tracking", "report"),
+        "--secondary": ("viewfinder", "secondary-aspect-ratio"),
+        "--secondary-insets": ("viewfinder", "secondary-insets"),
+        "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"), "--engine": ("decoder", "engine"),
+        "--report": ("tracking", "report"),
         "--search-every": ("decoder", "search-every"), "--record": ("record", "path"),
         "--segment": ("record", "segment-seconds"), "--events": ("events", "path"),
         "--snapshots": ("snapshots", "folder"), "--serve-rtsp": ("rtsp", "serve"),
@@ -60,7 +62,8 @@ enum RunCommand {
                 let pair = item.split(separator: "=", maxSplits: 1).map(String.init)
                 guard pair.count == 2 else { throw UsageError("--style '\(item)': expected KEY=VALUE") }
                 guard OverlayStyle.keys.contains(pair[0]) else {
-                    throw UsageError("style '\(pair[0])': unknown (one of \(OverlayStyle.keys.joined(separator: ", ")))")
+                    throw UsageError(
+                        "style '\(pair[0])': unknown (one of \(OverlayStyle.keys.joined(separator: ", ")))")
                 }
                 assignments.append(("overlay", pair[0], pair[1], "--style"))
             case "--set": sets.append(try next())
@@ -79,15 +82,18 @@ enum RunCommand {
             return 0
         }
         if args.positionals.count > 1 {
-            throw UsageError("run takes one pipeline or source, got \(args.positionals.count): "
-                + args.positionals.map(Redact.uri).joined(separator: " "))
+            throw UsageError(
+                "run takes one pipeline or source, got \(args.positionals.count): "
+                    + args.positionals.map(Redact.uri).joined(separator: " "))
         }
 
         // The named pipeline or file first, then --set, then the flags.
         var spec = PipelineSpec()
         if let p = args.positionals.first {
             if p.hasSuffix(".conf") {
-                guard FileManager.default.fileExists(atPath: p) else { throw BarscopeError.badInput("\(p): no such file") }
+                guard FileManager.default.fileExists(atPath: p) else {
+                    throw BarscopeError.badInput("\(p): no such file")
+                }
                 spec = try PipelineSpec(file: p)
             } else if let file = PipelineSpec.find(p) {
                 spec = try PipelineSpec(file: file)

@@ -23,7 +23,9 @@ enum ScanCommand {
             print(Help.scan)
             return 0
         }
-        guard !args.positionals.isEmpty else { throw UsageError("scan needs at least one image (see 'barscope scan --help')") }
+        guard !args.positionals.isEmpty else {
+            throw UsageError("scan needs at least one image (see 'barscope scan --help')")
+        }
         let scanner = ImageScanner(settings: settings, engine: engine)
         var found = 0
         for path in args.positionals {
@@ -43,7 +45,8 @@ enum ScanCommand {
             }
         }
         if found == 0 {
-            FileHandle.standardError.write(Data("barscope: no code found in \(args.positionals.joined(separator: ", "))\n".utf8))
+            FileHandle.standardError.write(
+                Data("barscope: no code found in \(args.positionals.joined(separator: ", "))\n".utf8))
             return 4
         }
         return 0

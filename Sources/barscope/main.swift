@@ -7,9 +7,10 @@ import Foundation
 func fail(_ message: String, code: Int32) -> Never {
     // One line whatever the message quotes: a value with a newline or a terminal escape in it (found by the fuzzer
     // in `-S $'i25.di\r...'`) is shown escaped, so that it cannot forge a second line or drive the terminal.
-    let line = String(message.unicodeScalars.map { s -> String in
-        s.properties.generalCategory == .control ? s.escaped(asASCII: true) : String(s)
-    }.joined())
+    let line = String(
+        message.unicodeScalars.map { s -> String in
+            s.properties.generalCategory == .control ? s.escaped(asASCII: true) : String(s)
+        }.joined())
     FileHandle.standardError.write(Data("barscope: \(line)\n".utf8))
     exit(code)
 }

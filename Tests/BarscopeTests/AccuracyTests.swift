@@ -20,7 +20,9 @@ import Testing
             pixels = [UInt8](repeating: light, count: width * height)
             let top = margin + (symbol.isTwoDimensional ? q * module : 0)
             for run in symbol.darkRuns {
-                let rows = symbol.isTwoDimensional ? (run.row * module)..<((run.row + 1) * module) : 0..<(symbol.heightModules * module)
+                let rows =
+                    symbol.isTwoDimensional
+                    ? (run.row * module)..<((run.row + 1) * module) : 0..<(symbol.heightModules * module)
                 for y in rows {
                     for x in ((q + run.start) * module)..<((q + run.start + run.length) * module) {
                         pixels[(top + y) * width + margin + x] = dark
@@ -30,7 +32,9 @@ import Testing
         }
 
         func with<R>(_ body: (LumaImage) -> R) -> R {
-            pixels.withUnsafeBytes { body(LumaImage(base: $0.baseAddress!, width: width, height: height, stride: width)) }
+            pixels.withUnsafeBytes {
+                body(LumaImage(base: $0.baseAddress!, width: width, height: height, stride: width))
+            }
         }
 
         /// The picture rotated by `degrees` (white corners), through the same transform the second passes use.
@@ -71,7 +75,9 @@ import Testing
         #expect(found.map(\.data) == ["4006381333931"], "\(degrees)°: \(found)")
         // The box comes back in the rotated picture's pixels: its centre is the picture's.
         let c = try #require(found.first).center
-        #expect(abs(c.x - Double(picture.width) / 2) < 12 && abs(c.y - Double(picture.height) / 2) < 12, "\(c) \(picture.width)x\(picture.height) \(found)")
+        #expect(
+            abs(c.x - Double(picture.width) / 2) < 12 && abs(c.y - Double(picture.height) / 2) < 12,
+            "\(c) \(picture.width)x\(picture.height) \(found)")
     }
 
     @Test func invertedCodeIsRead() throws {
@@ -143,7 +149,9 @@ import Testing
                 guard let crop = luma.cropped(to: region) else { return }
                 for d in ZBarScanner().scan(crop) where d.data != "30712345000010" { truncatedByZBar.insert(d.data) }
                 let reported = reader.read(crop, viewfinder: region)
-                #expect(reported.allSatisfy { $0.data == "30712345000010" }, "cut at \(cut): \(reported.map { "\($0.data) \($0.bounds)" })")
+                #expect(
+                    reported.allSatisfy { $0.data == "30712345000010" },
+                    "cut at \(cut): \(reported.map { "\($0.data) \($0.bounds)" })")
             }
         }
         #expect(!truncatedByZBar.isEmpty, "the check must see ZBar's truncated reads to mean anything")
@@ -155,13 +163,15 @@ import Testing
         // The last digit (1) drawn as a 7: bits 85..<92, just before the end guard.
         let seven = EAN13.rPatterns[7].map { $0 == "1" }
         row.replaceSubrange(85..<92, with: seven)
-        let bad = BarcodeSymbol(type: "EAN-13", text: "4006381333937", modules: [row], quietZone: 11, barHeightModules: 50)
+        let bad = BarcodeSymbol(
+            type: "EAN-13", text: "4006381333937", modules: [row], quietZone: 11, barHeightModules: 50)
         #expect(Picture(good, module: 3).with { Self.stills.read($0) }.map(\.data) == ["4006381333931"])
         #expect(Picture(bad, module: 3).with { Self.stills.read($0) }.isEmpty)
     }
 
     @Test func phantomNarrowerThanItsSymbologyIsDropped() {
-        let phantom = Detection(type: "EAN-13", data: "0022121000066", quality: 4, polygon: [Point(111, 115), Point(111, 123)])
+        let phantom = Detection(
+            type: "EAN-13", data: "0022121000066", quality: 4, polygon: [Point(111, 115), Point(111, 123)])
         let real = Detection(
             type: "EAN-13", data: "4006381333931", quality: 40,
             polygon: [Point(10, 10), Point(10, 60), Point(300, 60), Point(300, 10)])

@@ -7,7 +7,8 @@ import Testing
             type: "QR-Code", data: "hello", quality: 1,
             polygon: [Point(612, 300), Point(612, 520), Point(832, 520), Point(832, 300)])
         let line = Event.detection(frame: 41, ptsNs: 1_366_666_666, detection: d, track: 3).jsonLine
-        let expected: String = #"{"event":"detection","frame":41,"pts_ns":1366666666,"type":"QR-Code","data":"hello","#
+        let expected: String =
+            #"{"event":"detection","frame":41,"pts_ns":1366666666,"type":"QR-Code","data":"hello","#
             + #""quality":1,"polygon":[[612,300],[612,520],[832,520],[832,300]],"bounds":{"x":612,"y":300,"#
             + #""width":220,"height":220},"in_viewfinder":true,"track":3}"#
         #expect(line == expected)
@@ -23,7 +24,8 @@ import Testing
     @Test func lostAndEos() {
         #expect(
             Event.lost(frame: 86, ptsNs: 2_866_666_666, track: 3, type: "QR-Code", data: "x", framesSeen: 45).jsonLine
-                == #"{"event":"lost","track":3,"frame":86,"pts_ns":2866666666,"type":"QR-Code","data":"x","frames_seen":45}"#)
+                == #"{"event":"lost","track":3,"frame":86,"pts_ns":2866666666,"type":"QR-Code","data":"x","frames_seen":45}"#
+        )
         #expect(Event.eos(frames: 300, codes: 5).jsonLine == #"{"event":"eos","frames":300,"codes":5}"#)
         #expect(Event.state("playing").jsonLine == #"{"event":"state","state":"playing"}"#)
     }

@@ -13,7 +13,9 @@ import Testing
     @Test func orientedBoxFollowsRotation() {
         // A 200×40 rectangle rotated 30°: its corners come back (in TL, BL, BR, TR order) within rounding.
         let a = Double.pi / 6
-        func rot(_ x: Double, _ y: Double) -> Point { Point(x * cos(a) - y * sin(a) + 500, x * sin(a) + y * cos(a) + 300) }
+        func rot(_ x: Double, _ y: Double) -> Point {
+            Point(x * cos(a) - y * sin(a) + 500, x * sin(a) + y * cos(a) + 300)
+        }
         var pts: [Point] = []
         for t in stride(from: 0.0, through: 40, by: 4) { pts += [rot(0, t), rot(200, t)] }
         let box = OrientedBox.corners(of: pts)

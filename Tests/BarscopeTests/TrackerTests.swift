@@ -3,19 +3,28 @@ import Testing
 
 @Suite struct TrackerTests {
     func code(_ data: String, at x: Double) -> Detection {
-        Detection(type: "QR-Code", data: data, quality: 1,
+        Detection(
+            type: "QR-Code", data: data, quality: 1,
             polygon: [Point(x, 100), Point(x, 150), Point(x + 50, 150), Point(x + 50, 100)])
     }
 
     @Test func oneTrackPerCodeAcrossFramesThenLost() {
         let t = Tracker(lostAfterFrames: 3)
         var events: [Event] = []
-        for f in 0..<10 { events += t.update(frame: f, ptsNs: UInt64(f), detections: [code("a", at: Double(100 + 5 * f))]).events }
+        for f in 0..<10 {
+            events += t.update(frame: f, ptsNs: UInt64(f), detections: [code("a", at: Double(100 + 5 * f))]).events
+        }
         #expect(events.count == 1)
-        guard case .appeared(_, _, _, let id) = events[0] else { Issue.record("no appeared"); return }
+        guard case .appeared(_, _, _, let id) = events[0] else {
+            Issue.record("no appeared")
+            return
+        }
         for f in 10..<14 { events += t.update(frame: f, ptsNs: UInt64(f), detections: []).events }
         #expect(events.count == 2)
-        guard case .lost(let frame, _, let lostID, _, _, let seen) = events[1] else { Issue.record("no lost"); return }
+        guard case .lost(let frame, _, let lostID, _, _, let seen) = events[1] else {
+            Issue.record("no lost")
+            return
+        }
         #expect(lostID == id && seen == 10 && frame == 13)
     }
 

@@ -26,12 +26,14 @@ import Testing
             try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: truncated))
             random = path("random.mp4")
             var state: UInt64 = 0x2545_F491_4F6C_DD1D  // seeded: a failure reproduces byte for byte
-            try Data((0..<50_000).map { _ -> UInt8 in
-                state ^= state << 13
-                state ^= state >> 7
-                state ^= state << 17
-                return UInt8(truncatingIfNeeded: state)
-            }).write(to: URL(fileURLWithPath: random))
+            try Data(
+                (0..<50_000).map { _ -> UInt8 in
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
+                    return UInt8(truncatingIfNeeded: state)
+                }
+            ).write(to: URL(fileURLWithPath: random))
             text = path("notes.png")
             try "shopping list: milk, eggs\n".write(toFile: text, atomically: true, encoding: .utf8)
             huge = path("huge.png")
@@ -88,35 +90,47 @@ import Testing
             Case(args: ["scan", "/nonexistent/label.png"], stderr: "/nonexistent/label.png: no such file"),
             Case(args: ["run", f.empty, "--quiet"], stderr: "\(f.empty): empty file (0 bytes), not a video"),
             Case(args: ["scan", f.emptyPNG], stderr: "\(f.emptyPNG): empty file (0 bytes), not an image"),
-            Case(args: ["run", f.truncated, "--quiet"],
-                stderr: "\(f.truncated): not a video or image GStreamer can read (This file contains no playable streams.)"),
-            Case(args: ["run", f.random, "--quiet"],
+            Case(
+                args: ["run", f.truncated, "--quiet"],
+                stderr:
+                    "\(f.truncated): not a video or image GStreamer can read (This file contains no playable streams.)"),
+            Case(
+                args: ["run", f.random, "--quiet"],
                 stderr: "\(f.random): not a video or image GStreamer can read (Could not determine type of stream.)"),
             Case(args: ["scan", f.text], stderr: "\(f.text): not an image (Could not determine type of stream.)"),
-            Case(args: ["scan", f.huge],
+            Case(
+                args: ["scan", f.huge],
                 stderr: "\(f.huge): the image is 30000x30000 pixels, too large to scan (at most 120 megapixels)"),
-            Case(args: ["run", f.huge, "--record", Tool.folder.appendingPathComponent("huge.mp4").path],
+            Case(
+                args: ["run", f.huge, "--record", Tool.folder.appendingPathComponent("huge.mp4").path],
                 stderr: "\(f.huge): the image is 30000x30000 pixels, too large to scan (at most 120 megapixels)"),
             // Network and devices: nothing listens on port 1; the password never shows.
-            Case(args: ["run", "rtsp://admin:s3cret@127.0.0.1:1/stream", "--quiet"],
-                stderr: "rtsp://admin:***@127.0.0.1:1/stream: cannot connect (Could not open resource for reading and writing.)",
+            Case(
+                args: ["run", "rtsp://admin:s3cret@127.0.0.1:1/stream", "--quiet"],
+                stderr:
+                    "rtsp://admin:***@127.0.0.1:1/stream: cannot connect (Could not open resource for reading and writing.)",
                 within: 10),
             Case(args: ["run", "/dev/video99"], stderr: "/dev/video99: no such video device"),
             // Recordings.
-            Case(args: ["run", "demo", "--record", "/nonexistent/rec.mp4"],
+            Case(
+                args: ["run", "demo", "--record", "/nonexistent/rec.mp4"],
                 stderr: "/nonexistent/rec.mp4: cannot record (no such folder '/nonexistent')"),
-            Case(args: ["run", "demo", "--record", f.folderNamedMP4, "--quiet"],
+            Case(
+                args: ["run", "demo", "--record", f.folderNamedMP4, "--quiet"],
                 stderr: "\(f.folderNamedMP4): cannot record (it is a folder)"),
-            Case(args: ["run", "demo", "--record", "demo.avi"],
+            Case(
+                args: ["run", "demo", "--record", "demo.avi"],
                 stderr: "--record 'demo.avi': name it .mp4 or .mkv (H.264 in MP4 or Matroska)"),
             // Pipeline files (PipelineFileTests has the section, key and value errors).
             Case(args: ["validate", "/nonexistent/dock.conf"], stderr: "/nonexistent/dock.conf: no such file"),
             Case(args: ["run", "/nonexistent/dock.conf"], stderr: "/nonexistent/dock.conf: no such file"),
             // Decoder and viewfinder values.
-            Case(args: ["run", "-Sfoo.enable"],
+            Case(
+                args: ["run", "-Sfoo.enable"],
                 stderr: "-S 'foo.enable': unknown symbology or setting (zbarimg syntax: 'disable', 'qrcode.enable', "
                     + "'i25.disable', 'ean13.enable=0'; also datamatrix, aztec, microqr, maxicode)"),
-            Case(args: ["scan", "-Sqrcode.frobnicate", f.text],
+            Case(
+                args: ["scan", "-Sqrcode.frobnicate", f.text],
                 stderr: "-S 'qrcode.frobnicate': unknown symbology or setting (zbarimg syntax: 'disable', "
                     + "'qrcode.enable', 'i25.disable', 'ean13.enable=0'; also datamatrix, aztec, microqr, maxicode)"),
             Case(args: ["run", "--viewfinder", "0:3"], stderr: "--viewfinder '0:3': \(vfMessage)"),
@@ -124,15 +138,20 @@ import Testing
             Case(args: ["run", "--insets", "-5"], stderr: "--insets '-5': \(insetsMessage)"),
             Case(args: ["run", "--insets", "10,-1,10,10"], stderr: "--insets '10,-1,10,10': \(insetsMessage)"),
             Case(args: ["run", "--insets", "nan"], stderr: "--insets 'nan': \(insetsMessage)"),
-            Case(args: ["run", "demo", "--insets", "400"],
+            Case(
+                args: ["run", "demo", "--insets", "400"],
                 stderr: "viewfinder: no region fits in a 1280x720 frame with these insets "
                     + "(top 400, left 400, bottom 400, right 400)"),
             // Known only once the file's frame size is: the first caps stop the run.
-            Case(args: ["run", f.clip, "--insets", "0,200,0,200", "--quiet"],
+            Case(
+                args: ["run", f.clip, "--insets", "0,200,0,200", "--quiet"],
                 stderr: "viewfinder: no region fits in a 320x240 frame with these insets "
                     + "(top 0, left 200, bottom 0, right 200)"),
-            Case(args: ["run", "--region", "0.5,0.5,0.8,0.8"],
-                stderr: "--region '0.5,0.5,0.8,0.8': expected x,y,w,h as fractions of the frame, inside 0..1 (0.1,0.2,0.8,0.6)"),
+            Case(
+                args: ["run", "--region", "0.5,0.5,0.8,0.8"],
+                stderr:
+                    "--region '0.5,0.5,0.8,0.8': expected x,y,w,h as fractions of the frame, inside 0..1 (0.1,0.2,0.8,0.6)"
+            ),
             Case(args: ["run", "--secondary", "0:1"], stderr: "--secondary '0:1': expected W:H"),
             // Options.
             Case(args: ["run", "--bogus"], stderr: "unknown option '--bogus' (see 'barscope run --help')"),
@@ -213,7 +232,9 @@ import Testing
         let r = try Tool.run(["run", "demo", "--frames", "900", "--size", "640x360", "--record", mp4, "--quiet"])
         #expect(r.status == 3)
         #expect(r.stderr == "barscope: \(mp4): cannot record: no space left on the device\n")
-        #expect(r.stdout.split(separator: "\n").last == #"{"event":"error","message":"\#(mp4): cannot record: no space left on the device"}"#)
+        #expect(
+            r.stdout.split(separator: "\n").last
+                == #"{"event":"error","message":"\#(mp4): cannot record: no space left on the device"}"#)
         let frames = try Tool.framesIn(mp4)
         #expect(frames > 60, "\(frames) frames survived the full disk")
     }

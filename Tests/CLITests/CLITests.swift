@@ -27,13 +27,15 @@ struct Tool {
         let p = Process()
         p.executableURL = prefix.isEmpty ? url : URL(fileURLWithPath: prefix[0])
         p.arguments = prefix.isEmpty ? args : Array(prefix.dropFirst()) + [url.path] + args
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
         // Read both pipes fully before waiting, so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
-        nonisolated(unsafe) var o = Data(), e = Data()
+        nonisolated(unsafe) var o = Data()
+        nonisolated(unsafe) var e = Data()
         group.enter()
         DispatchQueue.global().async {
             o = out.fileHandleForReading.readDataToEndOfFile()
@@ -158,7 +160,8 @@ struct Tool {
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         // 1500 frames of 3 codes make 4500 detection events; the queue holds 4096 lines and the pipe 64 KiB.
-        let dropped = summary.split(separator: ",").last { $0.contains("events dropped") }
+        let dropped =
+            summary.split(separator: ",").last { $0.contains("events dropped") }
             .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
         #expect(dropped > 100, "\(summary)")
         #expect(summary.hasSuffix(" events dropped (the reader fell behind)\n"), "\(summary)")
@@ -233,7 +236,8 @@ struct Tool {
 
     @Test func scanWithoutCodeExitsFour() throws {
         let path = Tool.folder.appendingPathComponent("blank.png").path
-        try DemoClip.writePNG(BarcodeSymbol(type: "none", text: "", modules: [[false]], quietZone: 20, barHeightModules: 40), to: path)
+        try DemoClip.writePNG(
+            BarcodeSymbol(type: "none", text: "", modules: [[false]], quietZone: 20, barHeightModules: 40), to: path)
         let r = try Tool.run(["scan", path])
         #expect(r.status == 4)
         #expect(r.stderr == "barscope: no code found in \(path)\n")
@@ -248,12 +252,19 @@ struct Tool {
         let s = try Tool.run(["run", "-Sqrcodex.enable"])
         #expect(s.status == 2 && s.stderr.hasPrefix("barscope: -S 'qrcodex.enable': unknown symbology or setting"))
         let vf = try Tool.run(["run", "--viewfinder", "0:3"])
-        #expect(vf.status == 2 && vf.stderr == "barscope: --viewfinder '0:3': expected W:H with both sides positive (4:3), or 'off'\n")
+        #expect(
+            vf.status == 2
+                && vf.stderr == "barscope: --viewfinder '0:3': expected W:H with both sides positive (4:3), or 'off'\n")
         let insets = try Tool.run(["run", "--insets", "-5"])
-        #expect(insets.status == 2 && insets.stderr == "barscope: --insets '-5': expected N or top,left,bottom,right, each ≥ 0 pixels\n")
+        #expect(
+            insets.status == 2
+                && insets.stderr == "barscope: --insets '-5': expected N or top,left,bottom,right, each ≥ 0 pixels\n")
         let big = try Tool.run(["run", "demo", "--insets", "400"])
         #expect(big.status == 2)
-        #expect(big.stderr == "barscope: viewfinder: no region fits in a 1280x720 frame with these insets (top 400, left 400, bottom 400, right 400)\n")
+        #expect(
+            big.stderr
+                == "barscope: viewfinder: no region fits in a 1280x720 frame with these insets (top 400, left 400, bottom 400, right 400)\n"
+        )
         let both = try Tool.run(["run", "--region", "0.1,0.1,0.5,0.5", "--viewfinder", "16:9"])
         #expect(both.status == 2 && both.stderr.contains("not both"))
         let missing = try Tool.run(["run", "/nonexistent/clip.mp4"])
@@ -270,15 +281,18 @@ struct Tool {
         #expect(missing.stderr == "barscope: /dev/video99: no such video device\n")
         let notCamera = try Tool.run(["run", "/dev/null", "--quiet"])
         #expect(notCamera.status == 2)
-        #expect(notCamera.stderr.hasPrefix("barscope: /dev/null: not a camera barscope can open ("), "\(notCamera.stderr)")
+        #expect(
+            notCamera.stderr.hasPrefix("barscope: /dev/null: not a camera barscope can open ("), "\(notCamera.stderr)")
         #expect(notCamera.stderr.filter { $0 == "\n" }.count == 1, "one line")
         // Not under /dev: a file like any other, and this one holds no video.
         let file = Tool.folder.appendingPathComponent("video0").path
         try "not a camera\n".write(toFile: file, atomically: true, encoding: .utf8)
         let named = try Tool.run(["run", file, "--quiet"])
-        #expect(named.status == 2 && named.stderr.hasPrefix("barscope: \(file): not a video or image"), "\(named.stderr)")
+        #expect(
+            named.status == 2 && named.stderr.hasPrefix("barscope: \(file): not a video or image"), "\(named.stderr)")
         let format = try Tool.run(["run", "demo", "--format", "YUY2"])
-        #expect(format.status == 2 && format.stderr == "barscope: --format 'YUY2': only for a camera input (/dev/videoN)\n")
+        #expect(
+            format.status == 2 && format.stderr == "barscope: --format 'YUY2': only for a camera input (/dev/videoN)\n")
     }
 
     /// A still image as a run source: scanned once, or repeated into a recording that plays.
@@ -310,7 +324,9 @@ struct Tool {
         for line in r.stdout.split(separator: "\n") {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
         }
-        #expect(r.stdout.split(separator: "\n").last?.hasPrefix(#"{"event":"error","message":"\#(path): not a video"#) == true)
+        #expect(
+            r.stdout.split(separator: "\n").last?.hasPrefix(#"{"event":"error","message":"\#(path): not a video"#)
+                == true)
     }
 
     @Test func runDemoPrintsOnlyEventsAndRecords() throws {
@@ -354,7 +370,8 @@ struct Tool {
         #expect(scanned.status == 0)
         #expect(scanned.stdout.contains("EAN-13:4006381333931"))
         let bad = try Tool.run(["run", "demo", "--style", "box-color=red"])
-        #expect(bad.status == 2 && bad.stderr == "barscope: style box-color='red': expected #RRGGBB, #RRGGBBAA or none\n")
+        #expect(
+            bad.status == 2 && bad.stderr == "barscope: style box-color='red': expected #RRGGBB, #RRGGBBAA or none\n")
         let unknown = try Tool.run(["run", "demo", "--style", "glow=1"])
         #expect(unknown.status == 2 && unknown.stderr.hasPrefix("barscope: style 'glow': unknown (one of line-color"))
     }

@@ -38,9 +38,12 @@ import Testing
     @Test func commandsChangeTheRunningPipeline() throws {
         let p = Process()
         p.executableURL = Tool.url
-        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--every-frame", "--control", "-",
-                       "--quiet"]
-        let input = Pipe(), output = Pipe()
+        p.arguments = [
+            "run", "demo", "--live", "--frames", "0", "--size", "640x360", "--every-frame", "--control", "-",
+            "--quiet",
+        ]
+        let input = Pipe()
+        let output = Pipe()
         p.standardInput = input
         p.standardOutput = output
         p.standardError = FileHandle.nullDevice
@@ -67,7 +70,9 @@ import Testing
         send("resume")
         #expect(lines.waitFor(5, from: paused) { $0.contains(#""state":"playing""#) } != nil)
         send("zoom 2")
-        #expect(lines.waitFor(5) { $0.contains(#""event":"warning""#) && $0.contains("control 'zoom 2': unknown command") } != nil)
+        #expect(
+            lines.waitFor(5) { $0.contains(#""event":"warning""#) && $0.contains("control 'zoom 2': unknown command") }
+                != nil)
         send("stop")
         let deadline = Date(timeIntervalSinceNow: 15)
         while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }

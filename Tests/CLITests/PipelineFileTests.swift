@@ -9,8 +9,10 @@ import Testing
         .standardized
 
     @Test func shippedPipelinesValidateAndAreListed() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.repo.appendingPathComponent("pipelines").path)
-            .filter { $0.hasSuffix(".conf") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: Self.repo.appendingPathComponent("pipelines").path
+        )
+        .filter { $0.hasSuffix(".conf") }.sorted()
         #expect(files.count >= 4)
         for f in files {
             let path = Self.repo.appendingPathComponent("pipelines/\(f)").path
@@ -26,8 +28,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("[viewfinder]\naspect-ratio = 4-3\n",
-         "[viewfinder] aspect-ratio: viewfinder '4-3': expected W:H with both sides positive (4:3), or 'off'"),
+        (
+            "[viewfinder]\naspect-ratio = 4-3\n",
+            "[viewfinder] aspect-ratio: viewfinder '4-3': expected W:H with both sides positive (4:3), or 'off'"
+        ),
         ("[viewfinderx]\n", "[viewfinderx]: unknown section (one of decoder, display, events"),
         ("[source]\nsizes = 640x480\n", "[source] sizes: unknown key (one of input, launch, size, fps, frames, live"),
         ("[source]\nfps = fast\n", "[source] fps: 'fast' is not a whole number ≥ 1"),
@@ -37,13 +41,20 @@ import Testing
         ("[viewfinder]\nregion = 0.1,0.1,0.5,0.5\naspect-ratio = 16:9\n", "[viewfinder]: give either region"),
         ("this is not an ini file\n", "Key file contains line"),
         ("[source]\nlaunch = videotestsrc ! nosuchfilter\n", "no such element 'nosuchfilter' (no installed"),
-        ("[source]\nlaunch = videotestsrc\n[properties]\nmissing.pattern = ball\n",
-         "[properties] missing.pattern: no element named 'missing' in the graph"),
-        ("[source]\nlaunch = videotestsrc name=v\n[properties]\nv.colour = red\n",
-         "[properties] v.colour: element 'v' has no property 'colour'"),
+        (
+            "[source]\nlaunch = videotestsrc\n[properties]\nmissing.pattern = ball\n",
+            "[properties] missing.pattern: no element named 'missing' in the graph"
+        ),
+        (
+            "[source]\nlaunch = videotestsrc name=v\n[properties]\nv.colour = red\n",
+            "[properties] v.colour: element 'v' has no property 'colour'"
+        ),
         ("[properties]\npattern = ball\n", "[properties] pattern: expected ELEMENT.PROPERTY = VALUE"),
         ("[branch thumbs]\nfrom = raw\n", "[branch thumbs] launch: required (a gst-launch fragment)"),
-        ("[branch thumbs]\nfrom = sideways\nlaunch = fakesink\n", "[branch thumbs] from: 'sideways' is not annotated or raw"),
+        (
+            "[branch thumbs]\nfrom = sideways\nlaunch = fakesink\n",
+            "[branch thumbs] from: 'sideways' is not annotated or raw"
+        ),
         ("[branch thumbs]\nto = fakesink\n", "[branch thumbs] to: unknown key (one of from, launch)"),
     ])
     func brokenFilesNameTheirFault(text: String, message: String) throws {
@@ -62,17 +73,17 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = Tool.folder.appendingPathComponent("advanced.conf").path
         try """
-            # A test pattern scanned, and a JPEG thumbnail of every annotated frame.
-            #   barscope run advanced.conf --set properties.thumbs.location=/tmp/thumb-%04d.jpg
-            [source]
-            launch = videotestsrc name=pattern num-buffers=24 ! video/x-raw,width=320,height=240,framerate=24/1
-            [branch thumbs]
-            from = annotated
-            launch = videoscale ! video/x-raw,width=160,height=120 ! jpegenc ! multifilesink name=thumbs
-            [properties]
-            pattern.pattern = ball
-            thumbs.location = /nonexistent/overridden-by-set
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        # A test pattern scanned, and a JPEG thumbnail of every annotated frame.
+        #   barscope run advanced.conf --set properties.thumbs.location=/tmp/thumb-%04d.jpg
+        [source]
+        launch = videotestsrc name=pattern num-buffers=24 ! video/x-raw,width=320,height=240,framerate=24/1
+        [branch thumbs]
+        from = annotated
+        launch = videoscale ! video/x-raw,width=160,height=120 ! jpegenc ! multifilesink name=thumbs
+        [properties]
+        pattern.pattern = ball
+        thumbs.location = /nonexistent/overridden-by-set
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         #expect(try Tool.run(["validate", path]).status == 0)
         // A hostile value stays one property value: no element is made of it.
         let target = folder.appendingPathComponent("thumb-%04d.jpg ! filesink location=pwned").path

@@ -26,7 +26,9 @@ import Testing
         let record = "x.mp4 ! filesink location=\(pwned).mp4"
         let recording = try Tool.run(["run", "demo", "--frames", "5", "--record", record, "--quiet"])
         #expect(recording.status == 2)
-        #expect(recording.stderr == "barscope: \(record): cannot record (no such folder 'x.mp4 ! filesink location=\(dir.path)')\n")
+        #expect(
+            recording.stderr
+                == "barscope: \(record): cannot record (no such folder 'x.mp4 ! filesink location=\(dir.path)')\n")
 
         let events = "\(dir.path)/events.jsonl; touch \(pwned)"
         let shell = try Tool.run(["run", "demo", "--frames", "5", "--size", "320x240", "--events", events, "--quiet"])
@@ -40,13 +42,16 @@ import Testing
     @Test func servedStreamListensOnLoopbackByDefault() throws {
         let p = Process()
         p.executableURL = Tool.url
-        p.arguments = ["run", "demo", "--live", "--frames", "60", "--size", "320x240", "--serve-rtsp", ":0/dock", "--quiet"]
+        p.arguments = [
+            "run", "demo", "--live", "--frames", "60", "--size", "320x240", "--serve-rtsp", ":0/dock", "--quiet",
+        ]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
         defer { p.waitUntilExit() }
-        let first = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first ?? ""
+        let first =
+            String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first ?? ""
         let event = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any], "\(first)")
         let url = try #require(event["url"] as? String, "\(first)")
         #expect(url.hasPrefix("rtsp://127.0.0.1:") && url.hasSuffix("/dock"), "\(url)")
@@ -57,7 +62,9 @@ import Testing
         var listening: [String] = []
         for line in table.split(separator: "\n") {
             let fields = line.split(separator: " ").map(String.init)
-            if fields.count > 3 && fields[1].hasSuffix(":" + hexPort) && fields[3] == "0A" { listening.append(fields[1]) }
+            if fields.count > 3 && fields[1].hasSuffix(":" + hexPort) && fields[3] == "0A" {
+                listening.append(fields[1])
+            }
         }
         #expect(listening == ["0100007F:\(hexPort)"], "\(listening)")
         let tcp6 = (try? String(contentsOfFile: "/proc/net/tcp6", encoding: .utf8)) ?? ""
@@ -77,7 +84,8 @@ import Testing
         let p = Process()
         p.executableURL = Tool.url
         p.arguments = ["run", uri, "--rtsp-transport", "tcp"]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()

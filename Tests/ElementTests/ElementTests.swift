@@ -85,9 +85,10 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
             if let poly = gst_structure_get_value(s, "polygon") {
                 for i in 0..<gst_value_array_get_size(poly) {
                     let point = gst_value_array_get_value(poly, i)!
-                    m.polygon.append((0..<gst_value_array_get_size(point)).map {
-                        g_value_get_int(gst_value_array_get_value(point, $0))
-                    })
+                    m.polygon.append(
+                        (0..<gst_value_array_get_size(point)).map {
+                            g_value_get_int(gst_value_array_get_value(point, $0))
+                        })
                 }
             }
             if let frame = gst_structure_get_value(s, "frame"), let boxed = g_value_get_boxed(frame) {
@@ -123,7 +124,9 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
             "timestamp": "guint64", "stream-time": "guint64", "running-time": "guint64", "type": "gchararray",
             "symbol": "gchararray", "quality": "gint",
         ]
-        for (name, type) in stockFields { #expect(m.fields[name] == type, "\(element): \(name) is \(m.fields[name] ?? "missing")") }
+        for (name, type) in stockFields {
+            #expect(m.fields[name] == type, "\(element): \(name) is \(m.fields[name] ?? "missing")")
+        }
         if element == "barscope" {
             #expect(m.polygon.count == 4)
             #expect(m.fields["bounds"] == "GstValueArray")
@@ -156,7 +159,8 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
         // Every frame holds codes, so the distinct timestamps in order are the frames in order.
         let timestamps = Set(messages.map(\.timestamp)).sorted()
         #expect(timestamps.count == options.frames)
-        var matched = 0, expected = 0
+        var matched = 0
+        var expected = 0
         for n in 0..<min(options.frames, timestamps.count) {
             let inFrame = messages.filter { $0.timestamp == timestamps[n] }
             for t in scene.placements(frame: n) where !viewfinder || t.insideViewfinder {
@@ -190,15 +194,18 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
         bs_set_string(try #require(pipeline.child("out")), "location", out)
         try pipeline.playToEnd(timeoutSeconds: 30)
 
-        let original = cairo_image_surface_create_from_png(image)!, drawn = cairo_image_surface_create_from_png(out)!
+        let original = cairo_image_surface_create_from_png(image)!
+        let drawn = cairo_image_surface_create_from_png(out)!
         defer {
             cairo_surface_destroy(original)
             cairo_surface_destroy(drawn)
         }
-        let w = Int(cairo_image_surface_get_width(drawn)), h = Int(cairo_image_surface_get_height(drawn))
+        let w = Int(cairo_image_surface_get_width(drawn))
+        let h = Int(cairo_image_surface_get_height(drawn))
         #expect(w == Int(cairo_image_surface_get_width(original)))
         func pixel(_ s: OpaquePointer, _ x: Int, _ y: Int) -> [Int] {
-            let data = cairo_image_surface_get_data(s)!, stride = Int(cairo_image_surface_get_stride(s))
+            let data = cairo_image_surface_get_data(s)!
+            let stride = Int(cairo_image_surface_get_stride(s))
             let p = data + y * stride + x * 4
             return [Int(p[2]), Int(p[1]), Int(p[0])]
         }
@@ -232,7 +239,8 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
                 "filesrc name=src ! qtdemux ! h264parse ! avdec_h264 ! barscope threads=\(threads) ! fakesink",
                 location: clip)
         }
-        let one = try messages(1), two = try messages(2)
+        let one = try messages(1)
+        let two = try messages(2)
         #expect(one.count == 40 * 5)
         #expect(two.count == one.count)
         // Same codes, same frames, same order; corners agree to a pixel or two (each ZBar scanner places 1D edges
@@ -240,9 +248,10 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
         let keys = { (m: [BarcodeMessage]) in m.map { "\($0.timestamp) \($0.type) \($0.symbol)" } }
         let firstDifference = zip(keys(one), keys(two)).enumerated().first { $0.element.0 != $0.element.1 }
         #expect(firstDifference == nil, "first difference at message \(firstDifference?.offset ?? -1)")
-        let worst = zip(one, two).map { a, b in
-            zip(a.polygon, b.polygon).map { max(abs($0[0] - $1[0]), abs($0[1] - $1[1])) }.max() ?? 0
-        }.max() ?? 0
+        let worst =
+            zip(one, two).map { a, b in
+                zip(a.polygon, b.polygon).map { max(abs($0[0] - $1[0]), abs($0[1] - $1[1])) }.max() ?? 0
+            }.max() ?? 0
         #expect(worst <= 2, "corners differ by \(worst) px")
     }
 
@@ -290,9 +299,12 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
             #expect(field(line, "type") == t.symbol.type)
             // polygon=(int)< < (int)x, (int)y >, ... >
             let afterPolygon = line[line.range(of: "polygon=")!.upperBound...]
-            let polygonText = afterPolygon[..<(afterPolygon.range(of: ", bounds=")?.lowerBound ?? afterPolygon.endIndex)]
+            let polygonText = afterPolygon[
+                ..<(afterPolygon.range(of: ", bounds=")?.lowerBound ?? afterPolygon.endIndex)]
             let numbers = polygonText.split(whereSeparator: { !"0123456789-".contains($0) }).compactMap { Int($0) }
-            let corners = stride(from: 0, to: numbers.count - 1, by: 2).map { Point(Double(numbers[$0]), Double(numbers[$0 + 1])) }
+            let corners = stride(from: 0, to: numbers.count - 1, by: 2).map {
+                Point(Double(numbers[$0]), Double(numbers[$0 + 1]))
+            }
             #expect(corners.count == 4)
             let error = t.polygon.map { p in corners.map { $0.distance(to: p) }.min() ?? .infinity }.max() ?? 0
             #expect(error <= 4, "\(t.symbol.text): \(error) px")

@@ -55,14 +55,16 @@ import Testing
 
     @Test func exactRequests() throws {
         // 640x480 at 30: YUY2 offers it, so no JPEG decoding.
-        #expect(try choose(Self.webcam, CameraRequest(size: Size(width: 640, height: 480), fps: 30)).caps
-            == "video/x-raw,format=YUY2,width=640,height=480,framerate=30/1")
+        #expect(
+            try choose(Self.webcam, CameraRequest(size: Size(width: 640, height: 480), fps: 30)).caps
+                == "video/x-raw,format=YUY2,width=640,height=480,framerate=30/1")
         // 1280x720 at 30 only in MJPG; at 10 in YUY2.
         #expect(try choose(Self.webcam, CameraRequest(size: Size(width: 1280, height: 720), fps: 30)).format == "MJPG")
         #expect(try choose(Self.webcam, CameraRequest(size: Size(width: 1280, height: 720), fps: 10)).format == "YUY2")
         // A size alone: its highest rate up to 30.
-        #expect(try choose(Self.webcam, CameraRequest(size: Size(width: 1280, height: 720))).description
-            == "1280x720 at 30 fps in MJPG")
+        #expect(
+            try choose(Self.webcam, CameraRequest(size: Size(width: 1280, height: 720))).description
+                == "1280x720 at 30 fps in MJPG")
         // A format alone (V4L2's name YUYV is YUY2): the largest size it gives.
         #expect(try choose(Self.webcam, CameraRequest(format: "yuyv")).description == "1280x720 at 10 fps in YUY2")
         // A rate alone: the largest size at that rate.
@@ -71,20 +73,26 @@ import Testing
 
     /// What a device cannot give: one line naming the device, the request and what it does offer.
     @Test func impossibleRequestsNameWhatIsOffered() throws {
-        #expect(throws: BarscopeError.badInput(
-            "/dev/video0: cannot give 4000x3000 at 30 fps; it offers 1280x720 at 30, 640x480 at 30 fps (YUY2, MJPG)"
-        )) { try choose(Self.simple, CameraRequest(size: Size(width: 4000, height: 3000), fps: 30)) }
-        #expect(throws: BarscopeError.badInput(
-            "/dev/video0: cannot give 60 fps; it offers 1280x720 at 30, 640x480 at 30 fps (YUY2, MJPG)"
-        )) { try choose(Self.simple, CameraRequest(fps: 60)) }
+        #expect(
+            throws: BarscopeError.badInput(
+                "/dev/video0: cannot give 4000x3000 at 30 fps; it offers 1280x720 at 30, 640x480 at 30 fps (YUY2, MJPG)"
+            )
+        ) { try choose(Self.simple, CameraRequest(size: Size(width: 4000, height: 3000), fps: 30)) }
+        #expect(
+            throws: BarscopeError.badInput(
+                "/dev/video0: cannot give 60 fps; it offers 1280x720 at 30, 640x480 at 30 fps (YUY2, MJPG)"
+            )
+        ) { try choose(Self.simple, CameraRequest(fps: 60)) }
         #expect(throws: BarscopeError.badInput("/dev/video0: cannot give NV12; it offers YUY2, MJPG")) {
             try choose(Self.simple, CameraRequest(format: "NV12"))
         }
         // Formats that differ are listed one by one.
-        #expect(throws: BarscopeError.badInput(
-            "/dev/video0: cannot give 1920x1080 in YUY2; it offers MJPG 1920x1080 at 30/15, 1280x720 at 30/15, "
-                + "640x480 at 30/15 fps; YUY2 1280x720 at 10, 640x480 at 30/15 fps"
-        )) { try choose(Self.webcam, CameraRequest(size: Size(width: 1920, height: 1080), format: "YUY2")) }
+        #expect(
+            throws: BarscopeError.badInput(
+                "/dev/video0: cannot give 1920x1080 in YUY2; it offers MJPG 1920x1080 at 30/15, 1280x720 at 30/15, "
+                    + "640x480 at 30/15 fps; YUY2 1280x720 at 10, 640x480 at 30/15 fps"
+            )
+        ) { try choose(Self.webcam, CameraRequest(size: Size(width: 1920, height: 1080), format: "YUY2")) }
         // Nothing decodable at all (an H.264-only camera).
         #expect(throws: BarscopeError.self) {
             try choose("video/x-h264, width=(int)1920, height=(int)1080, framerate=(fraction)30/1", CameraRequest())
@@ -93,11 +101,15 @@ import Testing
 
     /// Stepwise devices give ranges; NTSC rates are fractions and 30 takes 30000/1001.
     @Test func rangesAndFractionalRates() throws {
-        let stepwise = "video/x-raw, format=(string)NV12, width=(int)[ 32, 3840 ], height=(int)[ 32, 2160 ], "
+        let stepwise =
+            "video/x-raw, format=(string)NV12, width=(int)[ 32, 3840 ], height=(int)[ 32, 2160 ], "
             + "framerate=(fraction)[ 1/1, 60/1 ]"
-        #expect(try choose(stepwise, CameraRequest()).caps == "video/x-raw,format=NV12,width=3840,height=2160,framerate=30/1")
-        #expect(try choose(stepwise, CameraRequest(size: Size(width: 1000, height: 600), fps: 60)).caps
-            == "video/x-raw,format=NV12,width=1000,height=600,framerate=60/1")
+        #expect(
+            try choose(stepwise, CameraRequest()).caps
+                == "video/x-raw,format=NV12,width=3840,height=2160,framerate=30/1")
+        #expect(
+            try choose(stepwise, CameraRequest(size: Size(width: 1000, height: 600), fps: 60)).caps
+                == "video/x-raw,format=NV12,width=1000,height=600,framerate=60/1")
         let ntsc = "video/x-raw, format=(string)UYVY, width=(int)720, height=(int)480, framerate=(fraction)30000/1001"
         let chosen = try choose(ntsc, CameraRequest(fps: 30))
         #expect(chosen.caps == "video/x-raw,format=UYVY,width=720,height=480,framerate=30000/1001")

@@ -43,7 +43,8 @@ import Testing
 
     @Test func twoPipelinesRunAtOnceEachWithItsOwnEvents() async throws {
         var file = RunConfiguration()
-        file.input = try InputSource.parse(try Media.demoClip(DemoOptions(size: Size(width: 960, height: 540), frames: 90)))
+        file.input = try InputSource.parse(
+            try Media.demoClip(DemoOptions(size: Size(width: 960, height: 540), frames: 90)))
         file.scanThreads = 1
         let a = ScanController(name: "file-annotate", configuration: file)
         let b = ScanController(name: "dock-camera", configuration: Self.liveDemo(frames: 45))
@@ -52,7 +53,8 @@ import Testing
         #expect(a.wait(timeout: 60) && b.wait(timeout: 60))
         #expect(a.state == .stopped && b.state == .stopped)
         // Both have ended: each stream holds its own events, buffered, and then finishes.
-        var ea: [Event] = [], eb: [Event] = []
+        var ea: [Event] = []
+        var eb: [Event] = []
         for await e in a.events { ea.append(e) }
         for await e in b.events { eb.append(e) }
         guard case .eos(let framesA, let codesA, _, _) = try #require(ea.last(where: Self.isEOS)),
@@ -70,20 +72,33 @@ import Testing
         let controller = ScanController(name: "pausable", configuration: c, observer: events.observe)
         controller.start()
         defer { controller.stop() }
-        #expect(events.waitFor(10) { if case .detection = $0 { return true }; return false })
+        #expect(
+            events.waitFor(10) {
+                if case .detection = $0 { return true }
+                return false
+            })
         controller.pause()
         // (The log also holds the "paused" of the start, on the way to playing: the controller's state tells.)
         #expect(events.waitFor(5) { _ in controller.state == .paused })
         #expect(events.all.filter { $0 == .state("paused") }.count >= 2)
         Thread.sleep(forTimeInterval: 0.3)  // what was in flight settles
-        let before = events.count { if case .detection = $0 { return true }; return false }
+        let before = events.count {
+            if case .detection = $0 { return true }
+            return false
+        }
         Thread.sleep(forTimeInterval: 1)
-        let during = events.count { if case .detection = $0 { return true }; return false }
+        let during = events.count {
+            if case .detection = $0 { return true }
+            return false
+        }
         #expect(during == before, "no frame is scanned while paused (\(during - before) detections came)")
         controller.resume()
         #expect(events.waitFor(5) { _ in controller.state == .playing })
         Thread.sleep(forTimeInterval: 1)
-        let after = events.count { if case .detection = $0 { return true }; return false }
+        let after = events.count {
+            if case .detection = $0 { return true }
+            return false
+        }
         #expect(after > during + 10, "frames flow again after resume (\(after - during) detections)")
         #expect(controller.stop())
         #expect(controller.state == .stopped)
@@ -97,12 +112,28 @@ import Testing
         controller.start()
         #expect(events.waitFor(10, Self.isAppeared))
         controller.injectError("drill: the camera fell off")
-        #expect(events.waitFor(10) { if case .recovered(1) = $0 { return true }; return false })
+        #expect(
+            events.waitFor(10) {
+                if case .recovered(1) = $0 { return true }
+                return false
+            })
         let log = events.all
-        #expect(log.contains { if case .error(let m, _) = $0 { return m.contains("drill: the camera fell off") }; return false })
-        #expect(log.contains { if case .reconnecting(1, 0.2, let reason) = $0 { return reason.contains("drill") }; return false })
+        #expect(
+            log.contains {
+                if case .error(let m, _) = $0 { return m.contains("drill: the camera fell off") }
+                return false
+            })
+        #expect(
+            log.contains {
+                if case .reconnecting(1, 0.2, let reason) = $0 { return reason.contains("drill") }
+                return false
+            })
         // Scanning goes on in the new pipeline: codes appear again after the recovery.
-        let recoveredAt = try #require(log.firstIndex { if case .recovered = $0 { return true }; return false })
+        let recoveredAt = try #require(
+            log.firstIndex {
+                if case .recovered = $0 { return true }
+                return false
+            })
         #expect(events.waitFor(10) { _ in events.all[recoveredAt...].contains(where: Self.isAppeared) })
         #expect(controller.stop())
         #expect(controller.state == .stopped)
@@ -152,7 +183,11 @@ import Testing
         controller.start()
         defer { controller.stop() }
         func types(_ events: ArraySlice<Event>) -> Set<String> {
-            Set(events.compactMap { if case .detection(_, _, let d, _) = $0 { return d.type }; return nil })
+            Set(
+                events.compactMap {
+                    if case .detection(_, _, let d, _) = $0 { return d.type }
+                    return nil
+                })
         }
         #expect(events.waitFor(10) { _ in types(events.all[...]).count >= 2 })
         controller.setDecoder(try ScannerSettings(["disable", "qrcode.enable"]))

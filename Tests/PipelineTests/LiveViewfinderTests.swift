@@ -47,17 +47,21 @@ import Testing
         let scene = DemoScene(size: Self.options.size, fps: Self.options.fps)
         var byFrame: [Int: [Detection]] = [:]
         for d in log.detections { byFrame[d.frame, default: []].append(d.detection) }
-        var mustRead = 0, read = 0
+        var mustRead = 0
+        var read = 0
         for n in 0..<Self.options.frames {
             let r = region(n)
             for d in byFrame[n] ?? [] {
                 #expect(r.contains(all: d.polygon), "frame \(n): \(d.data) at \(d.bounds) outside \(r)")
             }
-            for t in scene.placements(frame: n) where r.contains(all: t.polygon.map { $0 }) && t.cardRect.x >= r.x
+            for t in scene.placements(frame: n)
+            where r.contains(all: t.polygon.map { $0 }) && t.cardRect.x >= r.x
                 && t.cardRect.y >= r.y && t.cardRect.maxX <= r.maxX && t.cardRect.maxY <= r.maxY
             {
                 mustRead += 1
-                if let d = (byFrame[n] ?? []).first(where: { $0.data == t.symbol.text }), cornerError(d.polygon, t.polygon) <= 4 {
+                if let d = (byFrame[n] ?? []).first(where: { $0.data == t.symbol.text }),
+                    cornerError(d.polygon, t.polygon) <= 4
+                {
                     read += 1
                 } else {
                     Issue.record("frame \(n): \(t.symbol.text) inside \(r) not read with its true corners")
@@ -95,7 +99,8 @@ import Testing
     @Test func regionFollowsTheNewSize() throws {
         let first = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 30)
         let second = DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 30)
-        let a = try Media.demoClip(first, bFrames: false), b = try Media.demoClip(second, bFrames: false)
+        let a = try Media.demoClip(first, bFrames: false)
+        let b = try Media.demoClip(second, bFrames: false)
         var c = RunConfiguration()
         let decode = "qtdemux ! h264parse ! avdec_h264"
         c.input = .launch(
@@ -116,13 +121,15 @@ import Testing
         try #require(changes.count == 1, "\(changes)")
         #expect(changes[0].0 == 30 && changes[0].1 == small, "\(changes)")
         let scene = DemoScene(size: second.size, fps: second.fps)
-        var visible = 0, read = 0
+        var visible = 0
+        var read = 0
         for n in 30..<60 {
             let found = log.detections.filter { $0.frame == n }.map(\.detection)
             for d in found {
                 #expect(small.contains(all: d.polygon), "frame \(n): \(d.data) at \(d.bounds)")
             }
-            for t in scene.placements(frame: n - 30) where t.cardRect.x >= small.x && t.cardRect.y >= small.y
+            for t in scene.placements(frame: n - 30)
+            where t.cardRect.x >= small.x && t.cardRect.y >= small.y
                 && t.cardRect.maxX <= small.maxX && t.cardRect.maxY <= small.maxY
             {
                 visible += 1
@@ -139,6 +146,8 @@ import Testing
         let own = Set(aloneLog.detections.map { "\($0.frame) \($0.detection.data)" })
         let after = Set(log.detections.filter { $0.frame >= 30 }.map { "\($0.frame - 30) \($0.detection.data)" })
         #expect(after == own)
-        #expect(visible >= 60 && read >= visible * 85 / 100, "the second clip's codes, read in its own region with true corners: \(read) of \(visible)")
+        #expect(
+            visible >= 60 && read >= visible * 85 / 100,
+            "the second clip's codes, read in its own region with true corners: \(read) of \(visible)")
     }
 }

@@ -36,7 +36,8 @@ import Testing
     }
 
     static func pixel(_ s: OpaquePointer, _ x: Int, _ y: Int) -> [Int] {
-        let data = cairo_image_surface_get_data(s)!, stride = Int(cairo_image_surface_get_stride(s))
+        let data = cairo_image_surface_get_data(s)!
+        let stride = Int(cairo_image_surface_get_stride(s))
         let p = data + y * stride + x * 4
         return [Int(p[2]), Int(p[1]), Int(p[0])]
     }
@@ -53,7 +54,8 @@ import Testing
         #expect(cairo_surface_status(golden) == CAIRO_STATUS_SUCCESS, "missing golden: \(Self.golden.path)")
         var differing = 0
         for y in 0..<360 {
-            for x in 0..<640 where zip(Self.pixel(drawn, x, y), Self.pixel(golden, x, y)).contains(where: { abs($0 - $1) > 24 }) {
+            for x in 0..<640
+            where zip(Self.pixel(drawn, x, y), Self.pixel(golden, x, y)).contains(where: { abs($0 - $1) > 24 }) {
                 differing += 1
             }
         }

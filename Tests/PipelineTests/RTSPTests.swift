@@ -33,10 +33,11 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         c.rtspTransport = transport
         c.rtspLatencyMs = 200
         let (summary, log) = try runScan(c)
-        let seen = Set(log.all.compactMap { e -> String? in
-            if case .appeared(_, _, let d, _) = e { return d.data }
-            return nil
-        })
+        let seen = Set(
+            log.all.compactMap { e -> String? in
+                if case .appeared(_, _, let d, _) = e { return d.data }
+                return nil
+            })
         #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"], "over \(transport)")
         #expect(summary.frames >= 30, "a live stream may drop frames before the scanner, not most of them")
         withExtendedLifetime(server) {}
@@ -63,7 +64,8 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             } catch {
                 let message = "\(error)"
                 #expect(!message.contains("wrong-guess") && !message.contains("\n"), "\(message)")
-                #expect(message.contains(uri.contains("@") ? "wrong user name or password" : "asks for a user name"),
+                #expect(
+                    message.contains(uri.contains("@") ? "wrong user name or password" : "asks for a user name"),
                     "\(message)")
                 #expect(message.hasPrefix(Redact.uri(uri)), "\(message)")
             }
@@ -83,7 +85,9 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             #expect("\(error)".contains("wrong user name or password (user 'dock' from BARSCOPE_RTSP_USER"), "\(error)")
             #expect(!"\(error)".contains("wrong-guess"))
         }
-        #expect(RTSPCredentials.fromEnvironment(["BARSCOPE_RTSP_USER": "u", "BARSCOPE_RTSP_PASSWORD": "p"])?.description == "u:***")
+        #expect(
+            RTSPCredentials.fromEnvironment(["BARSCOPE_RTSP_USER": "u", "BARSCOPE_RTSP_PASSWORD": "p"])?.description
+                == "u:***")
         #expect(RTSPCredentials.fromEnvironment([:]) == nil)
         withExtendedLifetime(server) {}
     }
@@ -91,7 +95,8 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
     /// A stream whose H.264 has B-frames (x264's default, as from many cameras) records to MP4 and the
     /// recording plays back with its frames and codes. (It used to fail in mp4mux: "Could not multiplex stream".)
     @Test func recordsAnRTSPStreamWithBFrames() throws {
-        let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 90), bFrames: true)
+        let clip = try Media.demoClip(
+            DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 90), bFrames: true)
         let server = try testRTSPServer(clip: clip)
         let recording = Media.folder.appendingPathComponent("rtsp-bframes.mp4").path
         var c = RunConfiguration()
@@ -107,10 +112,11 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         replay.viewfinder = .off
         let (played, playedLog) = try runScan(replay)
         #expect(played.frames >= 60 && played.frames <= 90, "the recording holds \(played.frames) frames")
-        let seen = Set(playedLog.all.compactMap { e -> String? in
-            if case .appeared(_, _, let d, _) = e { return d.data }
-            return nil
-        })
+        let seen = Set(
+            playedLog.all.compactMap { e -> String? in
+                if case .appeared(_, _, let d, _) = e { return d.data }
+                return nil
+            })
         // The whole frame is scanned again, so the code outside the viewfinder may be read too.
         #expect(seen.isSuperset(of: ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"]), "\(seen)")
         withExtendedLifetime(server) {}
@@ -164,10 +170,11 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         Thread.sleep(forTimeInterval: 4)
         clientRunner.stop()
         #expect(clientDone.wait(timeout: .now() + 15) == .success, "the client stops when asked")
-        let seen = Set(log.all.compactMap { e -> String? in
-            if case .appeared(_, _, let d, _) = e { return d.data }
-            return nil
-        })
+        let seen = Set(
+            log.all.compactMap { e -> String? in
+                if case .appeared(_, _, let d, _) = e { return d.data }
+                return nil
+            })
         #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"])
     }
 
@@ -177,7 +184,8 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 300))
         let server = try RTSPServer(
             host: "127.0.0.1", port: 0, path: "/demo",
-            launch: "( filesrc location=\(clip) ! qtdemux ! h264parse ! valve name=stall ! rtph264pay name=pay0 pt=96 )",
+            launch:
+                "( filesrc location=\(clip) ! qtdemux ! h264parse ! valve name=stall ! rtph264pay name=pay0 pt=96 )",
             shared: false
         ) { _, factory in bs_test_rtsp_track_valves(factory) }
         var c = RunConfiguration()

@@ -35,7 +35,9 @@ import Testing
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: manifestURL))
         #expect(manifest.images.count == 374)
         let scanner = ImageScanner()
-        var read: [String: Int] = [:], misread: [String] = [], bySource: [String: (read: Int, of: Int)] = [:]
+        var read: [String: Int] = [:]
+        var misread: [String] = []
+        var bySource: [String: (read: Int, of: Int)] = [:]
         for image in manifest.images {
             let found = (try? scanner.scan(path: Self.folder.appendingPathComponent(image.file).path)) ?? []
             bySource[image.kind, default: (0, 0)].of += 1
@@ -49,7 +51,9 @@ import Testing
         let total = read.values.reduce(0, +)
         print("real photos: read \(total) of \(manifest.images.count), misread \(misread.count): \(read)")
         // Part of the set comes from zxing-cpp's own tests: each source apart.
-        for (kind, n) in bySource.sorted(by: { $0.key < $1.key }) { print("real photos: \(kind): \(n.read) of \(n.of)") }
+        for (kind, n) in bySource.sorted(by: { $0.key < $1.key }) {
+            print("real photos: \(kind): \(n.read) of \(n.of)")
+        }
         for (format, minimum) in Self.minimumRead.sorted(by: { $0.key < $1.key }) {
             let got = read[format, default: 0]
             #expect(got >= minimum, "\(format): \(got) < \(minimum)")

@@ -12,10 +12,11 @@ import Testing
         c.recording = try Recording(path: path)
         let (summary, log) = try runScan(c)
         #expect(summary.frames == frames)
-        let seen = Set(log.all.compactMap { e -> String? in
-            if case .appeared(_, _, let d, _) = e { return d.data }
-            return nil
-        })
+        let seen = Set(
+            log.all.compactMap { e -> String? in
+                if case .appeared(_, _, let d, _) = e { return d.data }
+                return nil
+            })
         #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"])
 
         // Play it back: decode every frame and scan the whole frame again.

@@ -15,7 +15,11 @@ import Testing
     }
 
     static func appeared(_ log: EventLog) -> Set<String> {
-        Set(log.all.compactMap { if case .appeared(_, _, let d, _) = $0 { return d.data }; return nil })
+        Set(
+            log.all.compactMap {
+                if case .appeared(_, _, let d, _) = $0 { return d.data }
+                return nil
+            })
     }
 
     @Test func demoRuns() throws {
@@ -39,7 +43,8 @@ import Testing
         let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 60))
         let server = try testRTSPServer(clip: clip)
         let out = Media.folder.appendingPathComponent("shipped-camera.mkv").path
-        let c = try spec("rtsp-record", ["source.input=\(server.url)", "record.path=\(out)", "record.segment-seconds=1"])
+        let c = try spec(
+            "rtsp-record", ["source.input=\(server.url)", "record.path=\(out)", "record.segment-seconds=1"])
         let (summary, log) = try runScan(c)
         #expect(summary.frames >= 30)
         #expect(!Self.appeared(log).isEmpty)
@@ -55,7 +60,11 @@ import Testing
         let c = try spec("rtsp-restream", ["source.input=\(server.url)", "rtsp.serve=127.0.0.1:0/dock"])
         let (summary, log) = try runScan(c)
         #expect(summary.frames >= 30)
-        #expect(log.all.contains { if case .serving(let url) = $0 { return url.hasPrefix("rtsp://127.0.0.1:") }; return false })
+        #expect(
+            log.all.contains {
+                if case .serving(let url) = $0 { return url.hasPrefix("rtsp://127.0.0.1:") }
+                return false
+            })
         #expect(!Self.appeared(log).isEmpty)
         withExtendedLifetime(server) {}
     }

@@ -24,7 +24,9 @@ final class XServer {
         server.executableURL = URL(fileURLWithPath: xvfb)
         // -noreset: autovideosink probes sinks one after another; without it the server resets when a probe's
         // connection closes, and the next sink's connection can land in that reset.
-        server.arguments = [":\(free)", "-displayfd", "1", "-noreset", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
+        server.arguments = [
+            ":\(free)", "-displayfd", "1", "-noreset", "-screen", "0", "1280x800x24", "-nolisten", "tcp",
+        ]
         let ready = Pipe()
         server.standardOutput = ready
         log = Pipe()
@@ -34,7 +36,9 @@ final class XServer {
         let announced = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let data = ready.fileHandleForReading.availableData
-            number.withLock { $0 = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+            number.withLock {
+                $0 = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
             announced.signal()
         }
         let started = announced.wait(timeout: .now() + 15) == .success
@@ -65,8 +69,12 @@ final class XServer {
         for (format, path) in [("RGB", raw), ("png", png)] {
             let shot = Process()
             shot.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-            let sink = format == "png" ? "pngenc ! filesink location=\(path)" : "video/x-raw,format=RGB ! filesink location=\(path)"
-            shot.arguments = ["-q"] + "ximagesrc display-name=\(display) num-buffers=1 use-damage=false ! videoconvert ! \(sink)"
+            let sink =
+                format == "png"
+                ? "pngenc ! filesink location=\(path)" : "video/x-raw,format=RGB ! filesink location=\(path)"
+            shot.arguments =
+                ["-q"]
+                + "ximagesrc display-name=\(display) num-buffers=1 use-damage=false ! videoconvert ! \(sink)"
                 .split(separator: " ").map(String.init)
             try shot.run()
             shot.waitUntilExit()
@@ -100,7 +108,8 @@ func toolURL() -> URL {
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = x.display
         tool.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         tool.standardOutput = out
         tool.standardError = err
         let start = Date()
@@ -129,14 +138,17 @@ func toolURL() -> URL {
         let tool = Process()
         tool.executableURL = toolURL()
         tool.arguments = [
-            "run", "demo", "--live", "--frames", "0", "--display", "--size", "640x360", "--every-frame", "--control", "-",
+            "run", "demo", "--live", "--frames", "0", "--display", "--size", "640x360", "--every-frame", "--control",
+            "-",
             "--quiet", "--style", "line-color=#FF00FF", "--style", "box-color=#00FFFF", "--style", "polygon-color=none",
-            "--style", "box-fill=0", "--style", "outline-gap=0", "--style", "polygon-fill=0", "--style", "labels=off", "--style", "status=off",
+            "--style", "box-fill=0", "--style", "outline-gap=0", "--style", "polygon-fill=0", "--style", "labels=off",
+            "--style", "status=off",
         ]
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = x.display
         tool.environment = environment
-        let input = Pipe(), out = Pipe()
+        let input = Pipe()
+        let out = Pipe()
         tool.standardInput = input
         tool.standardOutput = out
         tool.standardError = FileHandle.nullDevice
@@ -175,7 +187,9 @@ func toolURL() -> URL {
         try #require(magenta.count > 500, "no viewfinder outline on screen (\(png))")
         let outline = PixelRect(enclosing: magenta.map { Point(Double($0 % shot.width), Double($0 / shot.width)) })
         let region = try #require(Viewfinder().region(in: Size(width: 640, height: 360)))
-        #expect(abs(outline.width - region.width) <= 3 && abs(outline.height - region.height) <= 3, "\(outline) vs \(region)")
+        #expect(
+            abs(outline.width - region.width) <= 3 && abs(outline.height - region.height) <= 3,
+            "\(outline) vs \(region)")
         let origin = (x: outline.x - region.x, y: outline.y - region.y)  // where the window's video starts
 
         // The codes scanned just before the pause: a cyan box around each, on screen. The window shows a frame
@@ -202,10 +216,14 @@ func toolURL() -> URL {
         for code in codes {
             let boxes = recent.filter { $0["data"] as? String == code }.compactMap { $0["bounds"] as? [String: Int] }
             let drawn = boxes.contains { b in
-                let left = origin.x + b["x"]!, right = left + b["width"]! - 1, cy = origin.y + b["y"]! + b["height"]! / 2
+                let left = origin.x + b["x"]!
+                let right = left + b["width"]! - 1
+                let cy = origin.y + b["y"]! + b["height"]! / 2
                 return cyanNear(left, cy) && cyanNear(right, cy)
             }
-            let seen = recent.filter { $0["data"] as? String == code }.suffix(4).map { "\($0["frame"] ?? "?"): \($0["bounds"] ?? "?")" }
+            let seen = recent.filter { $0["data"] as? String == code }.suffix(4).map {
+                "\($0["frame"] ?? "?"): \($0["bounds"] ?? "?")"
+            }
             #expect(drawn, "\(code): no cyan box on screen where the last frames put it (\(png)): \(seen)")
         }
         let deadline2 = Date(timeIntervalSinceNow: 15)

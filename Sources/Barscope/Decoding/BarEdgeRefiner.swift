@@ -13,10 +13,15 @@ enum BarEdgeRefiner {
     static func acrossBars(in image: LumaImage, around area: PixelRect) -> Point? {
         let grow = max(area.width, area.height) / 4
         let r = area.expanded(by: grow)
-        let x0 = max(1, r.x), y0 = max(1, r.y), x1 = min(image.width - 1, r.maxX), y1 = min(image.height - 1, r.maxY)
+        let x0 = max(1, r.x)
+        let y0 = max(1, r.y)
+        let x1 = min(image.width - 1, r.maxX)
+        let y1 = min(image.height - 1, r.maxY)
         guard x1 - x0 >= 8, y1 - y0 >= 3 else { return nil }
         let src = image.base.assumingMemoryBound(to: UInt8.self)
-        var jxx = 0.0, jyy = 0.0, jxy = 0.0
+        var jxx = 0.0
+        var jyy = 0.0
+        var jxy = 0.0
         // Every other pixel both ways: a quarter of the work, the same direction. (Sparser grids alias with the
         // bars' period and tilt the estimate: measured, 28 px off on a code at -40 degrees.)
         for y in stride(from: y0, to: y1, by: 2) {
@@ -45,8 +50,12 @@ enum BarEdgeRefiner {
     static func box(of points: [Point], across u: Point) -> [Point] {
         guard points.count >= 2 else { return points }
         let v = Point(-u.y, u.x)
-        let us = points.map { $0.x * u.x + $0.y * u.y }, vs = points.map { $0.x * v.x + $0.y * v.y }
-        let u0 = us.min()!, u1 = us.max()!, v0 = vs.min()!, v1 = vs.max()!
+        let us = points.map { $0.x * u.x + $0.y * u.y }
+        let vs = points.map { $0.x * v.x + $0.y * v.y }
+        let u0 = us.min()!
+        let u1 = us.max()!
+        let v0 = vs.min()!
+        let v1 = vs.max()!
         func at(_ a: Double, _ b: Double) -> Point { Point(a * u.x + b * v.x, a * u.y + b * v.y) }
         return OrientedBox.normalizedOrder([at(u0, v0), at(u1, v0), at(u1, v1), at(u0, v1)])
     }
@@ -69,7 +78,8 @@ enum BarEdgeRefiner {
         guard corners.count == 4 else { return unrefined }
         // Name the box by its two axes: u runs across the bars (bar sequence), v along them.
         // Corners are c0..c3 in order around the box; pick the edge pair whose direction best matches u.
-        let e01 = corners[1] - corners[0], e03 = corners[3] - corners[0]
+        let e01 = corners[1] - corners[0]
+        let e03 = corners[3] - corners[0]
         func alignment(_ e: Point) -> Double {
             let len = (e.x * e.x + e.y * e.y).squareRoot()
             return len == 0 ? 0 : abs(e.x * uDir.x + e.y * uDir.y) / len
@@ -95,7 +105,8 @@ enum BarEdgeRefiner {
             var inside = [Bool](repeating: false, count: count)
             for k in 0..<count {
                 let t = from + Double(k)
-                let x = base.x + unit.x * t, y = base.y + unit.y * t
+                let x = base.x + unit.x * t
+                let y = base.y + unit.y * t
                 samples[k] = luma(image, x, y)
                 inside[k] = x >= 0 && y >= 0 && x < Double(image.width) && y < Double(image.height)
             }
@@ -116,7 +127,8 @@ enum BarEdgeRefiner {
             // The module width from the dark runs' lower quartile, not their minimum: a thin bar sampled across a
             // tilted, interpolated picture can measure a pixel short, and a quiet zone judged from it would stop
             // at the first 4-module space inside the code.
-            var runs: [Int] = [], run = 0
+            var runs: [Int] = []
+            var run = 0
             for k in first...last {
                 if dark(k) {
                     run += 1
@@ -130,7 +142,8 @@ enum BarEdgeRefiner {
             let quiet = 6 * module
             // Walking off the image before a quiet zone is complete: the code may go on past the edge.
             var offImage = false
-            var k = first - 1, gap = 0
+            var k = first - 1
+            var gap = 0
             while k >= 0 && gap < quiet {
                 if !inside[k] {
                     offImage = true
@@ -164,7 +177,8 @@ enum BarEdgeRefiner {
             endShifts.append(from + Double(last) + 1 - length)
         }
         guard !startShifts.isEmpty, !endShifts.isEmpty else { return unrefined }
-        let s0 = median(startShifts), s1 = median(endShifts)
+        let s0 = median(startShifts)
+        let s1 = median(endShifts)
         let (r0, r1) = barEnds(in: image, origin: origin, unit: unit, v: v, from: s0, to: length + s1)
         func at(_ s: Double, _ r: Double) -> Point {
             Point(origin.x + unit.x * s + v.x * r, origin.y + unit.y * s + v.y * r)
@@ -186,7 +200,9 @@ enum BarEdgeRefiner {
         let vUnit = Point(v.x / height, v.y / height)
         let mid = Point(origin.x + v.x / 2, origin.y + v.y / 2)
         let span = Int(s1 - s0)
-        let line = (0..<span).map { luma(image, mid.x + unit.x * (s0 + Double($0)), mid.y + unit.y * (s0 + Double($0))) }
+        let line = (0..<span).map {
+            luma(image, mid.x + unit.x * (s0 + Double($0)), mid.y + unit.y * (s0 + Double($0)))
+        }
         guard let lo = line.min(), let hi = line.max(), Int(hi) - Int(lo) >= 40 else { return (0, 1) }
         let threshold = (Int(lo) + Int(hi)) / 2
         // The centres of the dark runs along the middle line: the bars.
@@ -202,7 +218,8 @@ enum BarEdgeRefiner {
         }
         guard bars.count >= 3 else { return (0, 1) }
         let limit = Int(max(height, s1 - s0))  // a bar is never longer than the code is wide or tall, reported
-        var tops: [Double] = [], bottoms: [Double] = []
+        var tops: [Double] = []
+        var bottoms: [Double] = []
         for t in stride(from: 0, to: bars.count, by: max(1, bars.count / 7)) {
             let c = Point(mid.x + unit.x * bars[t], mid.y + unit.y * bars[t])
             func walk(_ sign: Double) -> Double {

@@ -82,7 +82,8 @@ public final class BarcodeReader {
     /// the pixels for a search that only has to find codes, not box them exactly. Points come back in the image's
     /// own pixels (doubled); codes with modules under two pixels may be missed.
     public func readHalved(_ image: LumaImage) -> [Detection] {
-        let w = image.width / 2, h = image.height / 2
+        let w = image.width / 2
+        let h = image.height / 2
         guard w >= 8, h >= 8 else { return readOnce(image) }
         if halfBuffer.count < w * h { halfBuffer = [UInt8](repeating: 0, count: w * h) }
         let found = halfBuffer.withUnsafeMutableBufferPointer { out -> [Detection] in
@@ -191,9 +192,11 @@ struct SecondPass: Equatable {
         var current = Self.apply(steps[0], to: image)
         for step in steps.dropFirst() {
             let next = current.withImage { Self.apply(step, to: $0) }
-            let outer = current.toSource, inner = next.toSource
-            current = TransformedLuma(pixels: next.pixels, width: next.width, height: next.height,
-                                      toSource: { outer(inner($0)) })
+            let outer = current.toSource
+            let inner = next.toSource
+            current = TransformedLuma(
+                pixels: next.pixels, width: next.width, height: next.height,
+                toSource: { outer(inner($0)) })
         }
         return current
     }
@@ -211,10 +214,24 @@ struct SecondPass: Equatable {
             let src = image.base.assumingMemoryBound(to: UInt8.self)
             for y in 0..<image.height { for x in 0..<image.width { histogram[Int(src[y * image.stride + x])] += 1 } }
             let total = image.width * image.height
-            var low = 0, high = 255, seen = 0
-            for v in 0...255 { seen += histogram[v]; if seen >= total / 50 { low = v; break } }
+            var low = 0
+            var high = 255
+            var seen = 0
+            for v in 0...255 {
+                seen += histogram[v]
+                if seen >= total / 50 {
+                    low = v
+                    break
+                }
+            }
             seen = 0
-            for v in (0...255).reversed() { seen += histogram[v]; if seen >= total / 50 { high = v; break } }
+            for v in (0...255).reversed() {
+                seen += histogram[v]
+                if seen >= total / 50 {
+                    high = v
+                    break
+                }
+            }
             let span = max(1, high - low)
             return .remapped(image, (0...255).map { UInt8(min(255, max(0, ($0 - low) * 255 / span))) })
         }

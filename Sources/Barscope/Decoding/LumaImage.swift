@@ -10,8 +10,10 @@ public struct LumaImage {
 
     /// The part of this image inside `rect` (clamped), sharing its memory: same stride, base at the corner.
     public func cropped(to rect: PixelRect) -> LumaImage? {
-        let x0 = max(0, rect.x), y0 = max(0, rect.y)
-        let x1 = min(width, rect.maxX), y1 = min(height, rect.maxY)
+        let x0 = max(0, rect.x)
+        let y0 = max(0, rect.y)
+        let x1 = min(width, rect.maxX)
+        let y1 = min(height, rect.maxY)
         guard x1 > x0, y1 > y0 else { return nil }
         return LumaImage(base: base + y0 * stride + x0, width: x1 - x0, height: y1 - y0, stride: stride)
     }
@@ -25,17 +27,20 @@ public struct LumaImage {
             for y in 0..<height {
                 (out.baseAddress! + y * width).copyMemory(from: base + y * stride, byteCount: width)
             }
-            return body(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: width, height: height, stride: width))
+            return body(
+                LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: width, height: height, stride: width))
         }
     }
 
     /// Writes the image at half size into `out` (each 2x2 block averaged; `out` holds width/2 × height/2 bytes,
     /// no row padding): a quarter of the pixels for a search, or a second pass on an oversized, soft code.
     public func halve(into out: UnsafeMutablePointer<UInt8>) {
-        let w = width / 2, h = height / 2
+        let w = width / 2
+        let h = height / 2
         let src = base.assumingMemoryBound(to: UInt8.self)
         for y in 0..<h {
-            let r0 = src + 2 * y * stride, r1 = r0 + stride
+            let r0 = src + 2 * y * stride
+            let r1 = r0 + stride
             let o = out + y * w
             for x in 0..<w {
                 let sum = Int(r0[2 * x]) + Int(r0[2 * x + 1]) + Int(r1[2 * x]) + Int(r1[2 * x + 1])

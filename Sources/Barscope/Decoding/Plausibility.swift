@@ -60,7 +60,8 @@ enum Plausibility {
     static func length(of polygon: [Point]) -> Double {
         var longest = 0.0
         for i in polygon.indices {
-            let a = polygon[i], b = polygon[(i + 1) % polygon.count]
+            let a = polygon[i]
+            let b = polygon[(i + 1) % polygon.count]
             longest = max(longest, ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot())
         }
         return longest

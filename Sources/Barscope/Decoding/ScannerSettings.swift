@@ -37,8 +37,10 @@ public struct ScannerSettings: Hashable, Sendable {
         var val: Int32 = 0
         let failed = config.withCString { zbar_parse_config($0, &sym, &cfg, &val) } != 0
         if failed || config.isEmpty {
-            throw BarscopeError.badValue("-S '\(config)': unknown symbology or setting (zbarimg syntax: "
-                + "'disable', 'qrcode.enable', 'i25.disable', 'ean13.enable=0'; also datamatrix, aztec, microqr, maxicode)")
+            throw BarscopeError.badValue(
+                "-S '\(config)': unknown symbology or setting (zbarimg syntax: "
+                    + "'disable', 'qrcode.enable', 'i25.disable', 'ean13.enable=0'; also datamatrix, aztec, microqr, maxicode)"
+            )
         }
         configs.append(config)
         entries.append(Entry(symbology: Int32(sym.rawValue), config: Int32(cfg.rawValue), value: val))
@@ -99,7 +101,8 @@ public struct ScannerSettings: Hashable, Sendable {
         "datamatrix": UInt32(BS_ZX_DATAMATRIX), "aztec": UInt32(BS_ZX_AZTEC), "microqr": UInt32(BS_ZX_MICROQR),
         "maxicode": UInt32(BS_ZX_MAXICODE),
     ]
-    private static let zxingOnlyDefault = UInt32(BS_ZX_DATAMATRIX | BS_ZX_AZTEC | BS_ZX_MICROQR | BS_ZX_MAXICODE | BS_ZX_PDF417)
+    private static let zxingOnlyDefault = UInt32(
+        BS_ZX_DATAMATRIX | BS_ZX_AZTEC | BS_ZX_MICROQR | BS_ZX_MAXICODE | BS_ZX_PDF417)
 
     /// `datamatrix.enable`, `aztec.disable`, `microqr.enable=0` ...: (format bit, on), or nil for ZBar's names.
     private static func parseZXingOnly(_ config: String) -> (UInt32, Bool)? {

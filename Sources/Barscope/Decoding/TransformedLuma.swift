@@ -38,21 +38,30 @@ struct TransformedLuma {
         } else {
             for y in 0..<h {
                 for x in 0..<w {
-                    out[y * w + x] = bilinear(image, src, (Double(x) + 0.5) / factor - 0.5, (Double(y) + 0.5) / factor - 0.5)
+                    out[y * w + x] = bilinear(
+                        image, src, (Double(x) + 0.5) / factor - 0.5, (Double(y) + 0.5) / factor - 0.5)
                 }
             }
         }
-        let sx = Double(image.width) / Double(w), sy = Double(image.height) / Double(h)
+        let sx = Double(image.width) / Double(w)
+        let sy = Double(image.height) / Double(h)
         return TransformedLuma(pixels: out, width: w, height: h, toSource: { Point($0.x * sx, $0.y * sy) })
     }
 
     /// Rotated by `degrees` about the centre, on a canvas large enough to hold all of it (the corners white),
     /// so that a 1D code at that angle lies along ZBar's rows.
     static func rotated(_ image: LumaImage, degrees: Double) -> TransformedLuma {
-        let a = degrees * .pi / 180, c = cos(a), s = sin(a)
-        let w0 = Double(image.width), h0 = Double(image.height)
-        let w = Int((abs(w0 * c) + abs(h0 * s)).rounded(.up)), h = Int((abs(w0 * s) + abs(h0 * c)).rounded(.up))
-        let cx0 = w0 / 2, cy0 = h0 / 2, cx = Double(w) / 2, cy = Double(h) / 2
+        let a = degrees * .pi / 180
+        let c = cos(a)
+        let s = sin(a)
+        let w0 = Double(image.width)
+        let h0 = Double(image.height)
+        let w = Int((abs(w0 * c) + abs(h0 * s)).rounded(.up))
+        let h = Int((abs(w0 * s) + abs(h0 * c)).rounded(.up))
+        let cx0 = w0 / 2
+        let cy0 = h0 / 2
+        let cx = Double(w) / 2
+        let cy = Double(h) / 2
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         var out = [UInt8](repeating: 255, count: w * h)
         for y in 0..<h {
@@ -60,23 +69,29 @@ struct TransformedLuma {
             for x in 0..<w {
                 let dx = Double(x) + 0.5 - cx
                 // Inverse rotation: where in the source this output pixel comes from.
-                let sx = c * dx + s * dy + cx0 - 0.5, sy = -s * dx + c * dy + cy0 - 0.5
+                let sx = c * dx + s * dy + cx0 - 0.5
+                let sy = -s * dx + c * dy + cy0 - 0.5
                 if sx >= 0, sy >= 0, sx <= w0 - 1, sy <= h0 - 1 { out[y * w + x] = bilinear(image, src, sx, sy) }
             }
         }
         return TransformedLuma(
             pixels: out, width: w, height: h,
             toSource: { p in
-                let dx = p.x - cx, dy = p.y - cy
+                let dx = p.x - cx
+                let dy = p.y - cy
                 return Point(c * dx + s * dy + cx0, -s * dx + c * dy + cy0)
             })
     }
 
     private static func bilinear(_ image: LumaImage, _ src: UnsafePointer<UInt8>, _ x: Double, _ y: Double) -> UInt8 {
-        let x0 = min(max(0, Int(x)), image.width - 1), y0 = min(max(0, Int(y)), image.height - 1)
-        let x1 = min(x0 + 1, image.width - 1), y1 = min(y0 + 1, image.height - 1)
-        let fx = min(max(x - Double(x0), 0), 1), fy = min(max(y - Double(y0), 0), 1)
-        let r0 = src + y0 * image.stride, r1 = src + y1 * image.stride
+        let x0 = min(max(0, Int(x)), image.width - 1)
+        let y0 = min(max(0, Int(y)), image.height - 1)
+        let x1 = min(x0 + 1, image.width - 1)
+        let y1 = min(y0 + 1, image.height - 1)
+        let fx = min(max(x - Double(x0), 0), 1)
+        let fy = min(max(y - Double(y0), 0), 1)
+        let r0 = src + y0 * image.stride
+        let r1 = src + y1 * image.stride
         let top = Double(r0[x0]) * (1 - fx) + Double(r0[x1]) * fx
         let bottom = Double(r1[x0]) * (1 - fx) + Double(r1[x1]) * fx
         return UInt8(min(255, max(0, (top * (1 - fy) + bottom * fy).rounded())))
@@ -85,7 +100,9 @@ struct TransformedLuma {
     /// Each pixel against the mean of its neighbourhood (a box `window` pixels wide), as black or white: glare and
     /// shadow across a code no longer move the threshold ZBar's edge detector sees.
     static func binarized(_ image: LumaImage, window: Int) -> TransformedLuma {
-        let w = image.width, h = image.height, r = max(1, window / 2)
+        let w = image.width
+        let h = image.height
+        let r = max(1, window / 2)
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         // Integral image: one pass, then every box sum in constant time.
         var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
@@ -98,10 +115,13 @@ struct TransformedLuma {
         }
         var out = [UInt8](repeating: 255, count: w * h)
         for y in 0..<h {
-            let y0 = max(0, y - r), y1 = min(h, y + r + 1)
+            let y0 = max(0, y - r)
+            let y1 = min(h, y + r + 1)
             for x in 0..<w {
-                let x0 = max(0, x - r), x1 = min(w, x + r + 1)
-                let sum = integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0]
+                let x0 = max(0, x - r)
+                let x1 = min(w, x + r + 1)
+                let sum =
+                    integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0]
                     + integral[y0 * (w + 1) + x0]
                 let mean = sum / ((y1 - y0) * (x1 - x0))
                 // A little below the mean, so flat paper stays white rather than turning to noise.
@@ -113,7 +133,8 @@ struct TransformedLuma {
 
     /// Unsharp mask (the pixel minus its 3x3 neighbourhood's blur, added back): soft edges of a blurred photo.
     static func sharpened(_ image: LumaImage) -> TransformedLuma {
-        let w = image.width, h = image.height
+        let w = image.width
+        let h = image.height
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         var out = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h {

@@ -82,7 +82,9 @@ public final class ZBarScanner {
             let length = Int(zbar_symbol_get_data_length(s))
             let bytes: [UInt8] =
                 zbar_symbol_get_data(s).map { p in
-                    p.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+                    p.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        Array(UnsafeBufferPointer(start: $0, count: length))
+                    }
                 } ?? []
             // Bytes that are not UTF-8 (a binary payload) are kept as they are, beside a readable rendering.
             let text = String(validating: bytes, as: UTF8.self)
@@ -98,7 +100,8 @@ public final class ZBarScanner {
                 // The hits are where scan lines entered and left the code; a tilted code's bars are found from
                 // the image itself (its dominant edge direction), and the box is built across them.
                 let orientation = zbar_symbol_get_orientation(s)
-                let alongX = orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
+                let alongX =
+                    orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
                     || orientation == ZBAR_ORIENT_UNKNOWN
                 let axis = alongX ? Point(1, 0) : Point(0, 1)
                 let across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis

@@ -69,7 +69,9 @@ public struct ZXingReader: Sendable {
     static func expandUPCE(_ upcE: String) -> String? {
         let d = Array(upcE)
         guard d.count == 8, d.allSatisfy(\.isASCII), d.allSatisfy(\.isNumber) else { return nil }
-        let n = d[0], m = d[1...6].map { String($0) }, check = d[7]
+        let n = d[0]
+        let m = d[1...6].map { String($0) }
+        let check = d[7]
         let body: String
         switch d[6] {
         case "0", "1", "2": body = m[0] + m[1] + m[5] + "0000" + m[2] + m[3] + m[4]

@@ -99,8 +99,10 @@ public enum DemoClip {
         let m = Double(module)
         let margin = Double(margin)
         let wModules = Double(symbol.widthModules + 2 * symbol.quietZone)
-        let hModules = Double(symbol.isTwoDimensional ? symbol.heightModules + 2 * symbol.quietZone : symbol.heightModules)
-        let w = Int32(wModules * m + 2 * margin), h = Int32(hModules * m + 2 * margin)
+        let hModules = Double(
+            symbol.isTwoDimensional ? symbol.heightModules + 2 * symbol.quietZone : symbol.heightModules)
+        let w = Int32(wModules * m + 2 * margin)
+        let h = Int32(hModules * m + 2 * margin)
         let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h)
         defer { cairo_surface_destroy(surface) }
         let cr = cairo_create(surface)!
@@ -119,7 +121,8 @@ public enum DemoClip {
         cairo_fill(cr)
         let status = cairo_surface_write_to_png(surface, path)
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw BarscopeError.badInput("\(path): cannot write PNG (\(String(cString: cairo_status_to_string(status))))")
+            throw BarscopeError.badInput(
+                "\(path): cannot write PNG (\(String(cString: cairo_status_to_string(status))))")
         }
     }
 }

@@ -69,7 +69,8 @@ public struct DemoScene: Sendable {
                 let card = Self.cardSize(s, module: m, vertical: false)
                 guard card.width <= lane.width, card.height <= lane.height else { continue }
                 actors.append(
-                    Actor(symbol: s, lane: lane, vertical: false, periodX: Double(150 + 70 * i),
+                    Actor(
+                        symbol: s, lane: lane, vertical: false, periodX: Double(150 + 70 * i),
                         periodY: Double(110 + 40 * i), phase: Double(i) * 2.1, insideViewfinder: region != nil))
             }
             if actors.count == symbols.count || m == 1 { break }
@@ -90,7 +91,8 @@ public struct DemoScene: Sendable {
                 let card = Self.cardSize(s, module: m, vertical: vertical)
                 guard lane.width >= card.width, lane.height >= card.height else { continue }
                 actors.append(
-                    Actor(symbol: s, lane: lane, vertical: vertical, periodX: 1e9, periodY: Double(170 + 50 * k),
+                    Actor(
+                        symbol: s, lane: lane, vertical: vertical, periodX: 1e9, periodY: Double(170 + 50 * k),
                         phase: Double(k) * 1.3, insideViewfinder: false))
             }
         }
@@ -118,7 +120,8 @@ public struct DemoScene: Sendable {
             let m = moduleSize
             let q = a.symbol.quietZone * m
             let padV = a.symbol.isTwoDimensional ? q : 4 * m
-            let symW = a.symbol.widthModules * m, symH = a.symbol.heightModules * m
+            let symW = a.symbol.widthModules * m
+            let symH = a.symbol.heightModules * m
             let symbolRect =
                 a.vertical
                 ? PixelRect(x: x + padV, y: y + q, width: symH, height: symW)
@@ -157,7 +160,8 @@ public struct DemoScene: Sendable {
             let r = p.symbolRect
             let barLength = Double(p.symbol.heightModules) * m
             for run in p.symbol.darkRuns {
-                let along = Double(run.start) * m, len = Double(run.length) * m
+                let along = Double(run.start) * m
+                let len = Double(run.length) * m
                 if p.symbol.isTwoDimensional {
                     cairo_rectangle(cr, Double(r.x) + along, Double(r.y) + Double(run.row) * m, len, m)
                 } else if p.vertical {

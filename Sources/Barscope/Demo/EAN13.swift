@@ -1,14 +1,18 @@
 /// EAN-13 drawn from its specification (GS1 General Specifications, 5.2.2.1): start guard, six digits in the
 /// L/G patterns chosen by the first digit, centre guard, six digits in R patterns, end guard: 95 modules.
 public enum EAN13 {
-    static let lPatterns = ["0001101", "0011001", "0010011", "0111101", "0100011",
-                            "0110001", "0101111", "0111011", "0110111", "0001011"]
+    static let lPatterns = [
+        "0001101", "0011001", "0010011", "0111101", "0100011",
+        "0110001", "0101111", "0111011", "0110111", "0001011",
+    ]
     /// R patterns are the L patterns inverted; G patterns are the R patterns reversed.
     static let rPatterns = lPatterns.map { String($0.map { $0 == "0" ? "1" : "0" }) }
     static let gPatterns = rPatterns.map { String($0.reversed()) }
     /// Which of digits 2...7 use G (true) for each leading digit.
-    static let parity = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG",
-                         "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
+    static let parity = [
+        "LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG",
+        "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL",
+    ]
 
     /// The check digit of the first 12 digits: weights 1,3,1,3... from the left, then 10 minus the sum mod 10.
     public static func checkDigit(_ twelve: String) -> Int? {
@@ -32,7 +36,8 @@ public enum EAN13 {
         bits += "01010"
         for i in 7...12 { bits += rPatterns[d[i]] }
         bits += "101"
-        return BarcodeSymbol(type: "EAN-13", text: text, modules: [bits.map { $0 == "1" }], quietZone: 11,
+        return BarcodeSymbol(
+            type: "EAN-13", text: text, modules: [bits.map { $0 == "1" }], quietZone: 11,
             barHeightModules: 50)
     }
 }

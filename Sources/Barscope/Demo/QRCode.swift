@@ -13,7 +13,10 @@ public enum QRCode {
     /// A QR code of raw bytes in byte mode, no ECI: a binary payload, or text in a legacy character set
     /// (Shift-JIS, as Japanese phones write it). `text` is what a reader should report.
     public static func symbol(bytes: [UInt8], text: String) throws -> BarcodeSymbol {
-        guard let code = bytes.withUnsafeBufferPointer({ QRcode_encodeData(Int32($0.count), $0.baseAddress, 0, QR_ECLEVEL_M) })
+        guard
+            let code = bytes.withUnsafeBufferPointer({
+                QRcode_encodeData(Int32($0.count), $0.baseAddress, 0, QR_ECLEVEL_M)
+            })
         else {
             throw BarscopeError.badValue("QR of \(bytes.count) bytes: libqrencode cannot encode it")
         }

@@ -80,14 +80,16 @@ public enum Event: Sendable, Equatable {
         case .state(let s): f.append(("state", .string(s)))
         case .viewfinder(let frame, let ptsNs, let r):
             f += [("frame", .int(frame)), ("pts_ns", pts(ptsNs))]
-            f.append((
-                "region",
-                r.map {
-                    .object([
-                        ("x", .int($0.x)), ("y", .int($0.y)), ("width", .int($0.width)), ("height", .int($0.height)),
-                    ])
-                } ?? .null
-            ))
+            f.append(
+                (
+                    "region",
+                    r.map {
+                        .object([
+                            ("x", .int($0.x)), ("y", .int($0.y)), ("width", .int($0.width)),
+                            ("height", .int($0.height)),
+                        ])
+                    } ?? .null
+                ))
         case .warning(let m, let s), .error(let m, let s):
             f.append(("message", .string(m)))
             if let s { f.append(("source", .string(s))) }
@@ -108,7 +110,9 @@ public enum Event: Sendable, Equatable {
         func num(_ v: Double) -> JSONValue { v == v.rounded() ? .int(Int(v)) : .double((v * 10).rounded() / 10) }
         // A binary payload: the exact bytes as base64, the encoding named; `data` keeps a readable rendering.
         let payload: [(String, JSONValue)] =
-            d.binary.map { [("encoding", .string("binary")), ("data_base64", .string(Data($0).base64EncodedString()))] }
+            d.binary.map {
+                [("encoding", .string("binary")), ("data_base64", .string(Data($0).base64EncodedString()))]
+            }
             ?? []
         return [("type", .string(d.type)), ("data", .string(d.data))] + payload + [
             ("quality", .int(d.quality)),

@@ -11,7 +11,8 @@ public final class EventWriter: Sendable {
     private let ownsDescriptor: Bool
     private let capacity: Int
     // Sendable: the queue is guarded by the condition; the descriptor is written by the writer thread only.
-    private let state: Mutex<(lines: [String], closed: Bool, dropped: Int, reportedDrops: Int)> = Mutex(([], false, 0, 0))
+    private let state: Mutex<(lines: [String], closed: Bool, dropped: Int, reportedDrops: Int)> = Mutex(
+        ([], false, 0, 0))
     private let wake = NSCondition()
     private let finished = DispatchSemaphore(value: 0)
 
@@ -80,8 +81,11 @@ public final class EventWriter: Sendable {
                 s.lines.removeAll(keepingCapacity: true)
                 var note: String? = nil
                 if s.dropped > s.reportedDrops {
-                    note = Event.warning(message: "events: \(s.dropped - s.reportedDrops) dropped, the reader fell behind",
-                        source: nil).jsonLine + "\n"
+                    note =
+                        Event.warning(
+                            message: "events: \(s.dropped - s.reportedDrops) dropped, the reader fell behind",
+                            source: nil
+                        ).jsonLine + "\n"
                     s.reportedDrops = s.dropped
                 }
                 return (b, s.closed, note)
@@ -90,7 +94,9 @@ public final class EventWriter: Sendable {
             if closed && batch.isEmpty { break }
             if batch.isEmpty {
                 wake.lock()
-                if state.withLock({ $0.lines.isEmpty && !$0.closed }) { _ = wake.wait(until: Date(timeIntervalSinceNow: 0.2)) }
+                if state.withLock({ $0.lines.isEmpty && !$0.closed }) {
+                    _ = wake.wait(until: Date(timeIntervalSinceNow: 0.2))
+                }
                 wake.unlock()
             }
         }

@@ -81,13 +81,15 @@ public struct GStreamerError: Error, CustomStringConvertible, Sendable, Equatabl
     /// The element's own name from its path, when it has one.
     public var sourceName: String? { source?.split(separator: ":").last.map(String.init) }
 
-    public var isNotFound: Bool { domain == "gst-resource-error-quark" && code == GST_RESOURCE_ERROR_NOT_FOUND.rawValue }
+    public var isNotFound: Bool {
+        domain == "gst-resource-error-quark" && code == GST_RESOURCE_ERROR_NOT_FOUND.rawValue
+    }
     /// The input is not media GStreamer can decode: unknown type, wrong type, no decoder for it, broken stream.
     public var isTypeNotFound: Bool {
         (domain == "gst-core-error-quark" && code == GST_CORE_ERROR_MISSING_PLUGIN.rawValue)
             || domain == "gst-stream-error-quark"
-            && (code == GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue || code == GST_STREAM_ERROR_WRONG_TYPE.rawValue
-                || code == GST_STREAM_ERROR_CODEC_NOT_FOUND.rawValue || code == GST_STREAM_ERROR_DEMUX.rawValue
-                || code == GST_STREAM_ERROR_DECODE.rawValue)
+                && (code == GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue || code == GST_STREAM_ERROR_WRONG_TYPE.rawValue
+                    || code == GST_STREAM_ERROR_CODEC_NOT_FOUND.rawValue || code == GST_STREAM_ERROR_DEMUX.rawValue
+                    || code == GST_STREAM_ERROR_DECODE.rawValue)
     }
 }

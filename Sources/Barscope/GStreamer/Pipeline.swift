@@ -25,7 +25,9 @@ public final class Pipeline {
             }
             throw BarscopeError.pipeline(e)
         }
-        guard let made else { throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "empty pipeline")) }
+        guard let made else {
+            throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "empty pipeline"))
+        }
         // gst_parse_launch returns a floating reference: sink it so this object owns one plain reference.
         element = made
         gst_object_ref_sink(made)
@@ -50,7 +52,8 @@ public final class Pipeline {
     func popMessage(timeoutNs: UInt64) -> UnsafeMutablePointer<GstMessage>? {
         guard let bus = gst_element_get_bus(element) else { return nil }
         defer { gst_object_unref(bus) }
-        let types = GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
+        let types =
+            GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
             | GST_MESSAGE_STATE_CHANGED.rawValue | GST_MESSAGE_ELEMENT.rawValue
         return gst_bus_timed_pop_filtered(bus, GstClockTime(timeoutNs), GstMessageType(rawValue: types))
     }

@@ -17,10 +17,13 @@ public func withLumaPlane<R>(of sample: OpaquePointer, _ body: (LumaImage, _ pts
     guard bs_format_has_luma_plane(bs_frame_format(&frame)) != 0, let data = bs_frame_plane_data(&frame, 0) else {
         return nil
     }
-    let w = Int(bs_frame_width(&frame)), h = Int(bs_frame_height(&frame)), stride = Int(bs_frame_plane_stride(&frame, 0))
+    let w = Int(bs_frame_width(&frame))
+    let h = Int(bs_frame_height(&frame))
+    let stride = Int(bs_frame_plane_stride(&frame, 0))
     guard w > 0, h > 0, stride >= w else { return nil }
     let pts = bs_buffer_pts(buffer)
-    return body(LumaImage(base: UnsafeRawPointer(data), width: w, height: h, stride: stride), pts == .max ? nil : UInt64(pts))
+    return body(
+        LumaImage(base: UnsafeRawPointer(data), width: w, height: h, stride: stride), pts == .max ? nil : UInt64(pts))
 }
 
 /// Caps every scanner accepts without conversion (8-bit planar or semi-planar YUV, or grey).

@@ -59,14 +59,18 @@ extension PixelRect {
             self.init(x: 0, y: 0, width: 0, height: 0)
             return
         }
-        var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
+        var minX = first.x
+        var maxX = first.x
+        var minY = first.y
+        var maxY = first.y
         for p in points {
             minX = min(minX, p.x)
             maxX = max(maxX, p.x)
             minY = min(minY, p.y)
             maxY = max(maxY, p.y)
         }
-        let x0 = Int(minX.rounded(.down)), y0 = Int(minY.rounded(.down))
+        let x0 = Int(minX.rounded(.down))
+        let y0 = Int(minY.rounded(.down))
         self.init(x: x0, y: y0, width: Int(maxX.rounded(.up)) - x0, height: Int(maxY.rounded(.up)) - y0)
     }
 

@@ -10,14 +10,21 @@ public enum OrientedBox {
         guard hull.count >= 3 else { return hull }
         var best: (area: Double, corners: [Point])? = nil
         for i in 0..<hull.count {
-            let a = hull[i], b = hull[(i + 1) % hull.count]
+            let a = hull[i]
+            let b = hull[(i + 1) % hull.count]
             let len = a.distance(to: b)
             guard len > 0 else { continue }
-            let ux = (b.x - a.x) / len, uy = (b.y - a.y) / len  // edge direction
-            let vx = -uy, vy = ux  // its normal
-            var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
+            let ux = (b.x - a.x) / len
+            let uy = (b.y - a.y) / len  // edge direction
+            let vx = -uy
+            let vy = ux  // its normal
+            var minU = Double.infinity
+            var maxU = -Double.infinity
+            var minV = Double.infinity
+            var maxV = -Double.infinity
             for p in hull {
-                let u = p.x * ux + p.y * uy, v = p.x * vx + p.y * vy
+                let u = p.x * ux + p.y * uy
+                let v = p.x * vx + p.y * vy
                 minU = min(minU, u)
                 maxU = max(maxU, u)
                 minV = min(minV, v)
@@ -41,12 +48,16 @@ public enum OrientedBox {
         }
         var lower: [Point] = []
         for p in sorted {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 {
+                lower.removeLast()
+            }
             lower.append(p)
         }
         var upper: [Point] = []
         for p in sorted.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 {
+                upper.removeLast()
+            }
             upper.append(p)
         }
         return Array(lower.dropLast() + upper.dropLast())
@@ -55,7 +66,8 @@ public enum OrientedBox {
     /// Orders four corners as top-left, bottom-left, bottom-right, top-right (the order DESIGN.md's events use).
     static func normalizedOrder(_ corners: [Point]) -> [Point] {
         guard corners.count == 4 else { return corners }
-        let cx = corners.map(\.x).reduce(0, +) / 4, cy = corners.map(\.y).reduce(0, +) / 4
+        let cx = corners.map(\.x).reduce(0, +) / 4
+        let cy = corners.map(\.y).reduce(0, +) / 4
         // Sort by angle around the centre: in image coordinates (y down) increasing atan2 runs clockwise on screen.
         let byAngle = corners.sorted { atan2($0.y - cy, $0.x - cx) < atan2($1.y - cy, $1.x - cx) }
         // Start from the corner nearest the top-left, then go counter-clockwise on screen (TL, BL, BR, TR).

@@ -91,7 +91,8 @@ public struct Viewfinder: Hashable, Sendable {
     /// 4:2:0 frame keeps its chroma aligned and crop, drawing and mapping use the very same numbers.
     public func region(in size: Size) -> PixelRect? {
         guard enabled else { return nil }
-        let w = Double(size.width), h = Double(size.height)
+        let w = Double(size.width)
+        let h = Double(size.height)
         if let n = normalizedRegion {
             return Self.evenRect(x: n.x * w, y: n.y * h, width: n.width * w, height: n.height * h, in: size)
         }
@@ -114,8 +115,10 @@ public struct Viewfinder: Hashable, Sendable {
     static func evenRect(x: Double, y: Double, width: Double, height: Double, in size: Size) -> PixelRect? {
         func up(_ v: Double) -> Int { Int((v / 2).rounded(.up)) * 2 }
         func down(_ v: Double) -> Int { Int((v / 2).rounded(.down)) * 2 }
-        let x0 = max(0, up(x - 1e-9)), y0 = max(0, up(y - 1e-9))
-        let x1 = min(size.width, down(x + width + 1e-9)), y1 = min(size.height, down(y + height + 1e-9))
+        let x0 = max(0, up(x - 1e-9))
+        let y0 = max(0, up(y - 1e-9))
+        let x1 = min(size.width, down(x + width + 1e-9))
+        let y1 = min(size.height, down(y + height + 1e-9))
         guard x1 - x0 >= 2, y1 - y0 >= 2 else { return nil }
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }

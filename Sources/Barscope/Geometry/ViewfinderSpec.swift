@@ -18,7 +18,8 @@ extension Viewfinder {
         }
         if aspect == "off" || aspect == "none" { return .off }
         guard let ratio = AspectRatio(parsing: aspect) else {
-            throw BarscopeError.badValue("viewfinder '\(aspect)': expected W:H with both sides positive (4:3), or 'off'")
+            throw BarscopeError.badValue(
+                "viewfinder '\(aspect)': expected W:H with both sides positive (4:3), or 'off'")
         }
         return Viewfinder(aspectRatio: ratio, minimumInset: try parseInsets(insets))
     }

@@ -1,5 +1,5 @@
-import Foundation
 import CCairo
+import Foundation
 
 /// Draws what the user sees onto a frame with cairo: the viewfinder (mask and rounded outline), and for each code
 /// its bounding box, its corner polygon and a label.
@@ -21,7 +21,8 @@ public struct OverlayRenderer: Sendable {
         if let region = viewfinder { drawViewfinder(cr, frame: frame, region: region) }
         if let inner = secondary, let line = style.viewfinderLineColor, style.viewfinderLineWidth > 0 {
             cairo_new_path(cr)
-            roundedRect(cr, inner, radius: min(style.viewfinderCornerRadius, Double(min(inner.width, inner.height)) / 2))
+            roundedRect(
+                cr, inner, radius: min(style.viewfinderCornerRadius, Double(min(inner.width, inner.height)) / 2))
             var dashes = [3 * style.viewfinderLineWidth + 4, 2 * style.viewfinderLineWidth + 4]
             cairo_set_dash(cr, &dashes, 2, 0)
             set(cr, line)
@@ -103,7 +104,8 @@ public struct OverlayRenderer: Sendable {
         let c = Point(polygon.map(\.x).reduce(0, +) / n, polygon.map(\.y).reduce(0, +) / n)
         guard polygon.count == 4 else {
             return polygon.map { p in
-                let dx = p.x - c.x, dy = p.y - c.y
+                let dx = p.x - c.x
+                let dy = p.y - c.y
                 let len = (dx * dx + dy * dy).squareRoot()
                 return len > 0 ? Point(p.x + dx / len * margin, p.y + dy / len * margin) : p
             }
@@ -117,11 +119,14 @@ public struct OverlayRenderer: Sendable {
                 let l = (v.x * v.x + v.y * v.y).squareRoot()
                 return l > 0 ? Point(v.x / l, v.y / l) : Point(0, 0)
             }
-            let ua = unit(a), ub = unit(b)
-            let la = (a.x * a.x + a.y * a.y).squareRoot() / 2, lb = (b.x * b.x + b.y * b.y).squareRoot() / 2
+            let ua = unit(a)
+            let ub = unit(b)
+            let la = (a.x * a.x + a.y * a.y).squareRoot() / 2
+            let lb = (b.x * b.x + b.y * b.y).squareRoot() / 2
             let sa: Double = (rel.x * ua.x + rel.y * ua.y) >= 0 ? 1 : -1
             let sb: Double = (rel.x * ub.x + rel.y * ub.y) >= 0 ? 1 : -1
-            let da = sa * (fraction * la + margin), db = sb * (fraction * lb + margin)
+            let da = sa * (fraction * la + margin)
+            let db = sb * (fraction * lb + margin)
             return Point(p.x + ua.x * da + ub.x * db, p.y + ua.y * da + ub.y * db)
         }
     }
@@ -134,13 +139,15 @@ public struct OverlayRenderer: Sendable {
         let size = style.labelSize > 0 ? style.labelSize : max(12, Double(frame.height) / 40)
         let text = d.data.count > 48 ? String(d.data.prefix(47)) + "…" : d.data
         let label = style.labelFormat.replacingOccurrences(of: "{data}", with: text)
-            .replacingOccurrences(of: "{type}", with: d.type).replacingOccurrences(of: "{quality}", with: String(d.quality))
+            .replacingOccurrences(of: "{type}", with: d.type).replacingOccurrences(
+                of: "{quality}", with: String(d.quality))
         cairo_select_font_face(cr, style.labelFont, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
         cairo_set_font_size(cr, size)
         var ext = cairo_text_extents_t()
         cairo_text_extents(cr, label, &ext)
         let pad = size * 0.3
-        let w = ext.x_advance + 2 * pad, h = size + 2 * pad
+        let w = ext.x_advance + 2 * pad
+        let h = size + 2 * pad
         // Clear of the outlines, which stand `outlineGap` away from the code.
         let line = max(style.boxLineWidth, style.polygonLineWidth) + 2
         let gy = style.outlineGap * Double(d.bounds.height) + line
@@ -179,7 +186,10 @@ public struct OverlayRenderer: Sendable {
     }
 
     private func roundedRect(_ cr: OpaquePointer, _ r: PixelRect, radius: Double) {
-        let x = Double(r.x), y = Double(r.y), w = Double(r.width), h = Double(r.height)
+        let x = Double(r.x)
+        let y = Double(r.y)
+        let w = Double(r.width)
+        let h = Double(r.height)
         guard radius > 0 else {
             cairo_rectangle(cr, x, y, w, h)
             return

@@ -24,7 +24,8 @@ public struct CameraChoice: Sendable, Equatable, CustomStringConvertible {
     /// Picks the caps for `request` from what `device` offers. Pure: the modes come from the device's caps
     /// (``CameraProbe``) or, in tests, from a caps string.
     /// - Throws: ``BarscopeError/badInput`` naming the device, what was asked and what it does offer.
-    public static func choose(from offered: [CameraMode], request: CameraRequest, device: String) throws -> CameraChoice {
+    public static func choose(from offered: [CameraMode], request: CameraRequest, device: String) throws -> CameraChoice
+    {
         guard !offered.isEmpty else {
             throw BarscopeError.badInput("\(device): offers no raw or MJPG video (nothing barscope can decode)")
         }
@@ -36,7 +37,8 @@ public struct CameraChoice: Sendable, Equatable, CustomStringConvertible {
         }
         var best: (choice: CameraChoice, key: [Double])? = nil
         for (index, mode) in modes.enumerated() {
-            guard let size = Self.size(in: mode, request: request.size), let rate = Self.rate(in: mode, request: request.fps)
+            guard let size = Self.size(in: mode, request: request.size),
+                let rate = Self.rate(in: mode, request: request.fps)
             else { continue }
             // Larger first, then the rate closest to 30 from below (above 30 only when nothing is at or under it),
             // then raw, then the device's own order.
@@ -47,7 +49,8 @@ public struct CameraChoice: Sendable, Equatable, CustomStringConvertible {
             }
         }
         guard let best else {
-            throw BarscopeError.badInput("\(device): cannot give \(request.description); it offers \(Self.offers(offered))")
+            throw BarscopeError.badInput(
+                "\(device): cannot give \(request.description); it offers \(Self.offers(offered))")
         }
         return best.choice
     }
@@ -92,14 +95,17 @@ public struct CameraChoice: Sendable, Equatable, CustomStringConvertible {
             var area: [String: Int] = [:]
             var rates: [String: [String]] = [:]
             for m in ms {
-                let size = m.width.count == 1 && m.height.count == 1
+                let size =
+                    m.width.count == 1 && m.height.count == 1
                     ? "\(m.width.lowerBound)x\(m.height.lowerBound)"
                     : "\(m.width.lowerBound)x\(m.height.lowerBound) to \(m.width.upperBound)x\(m.height.upperBound)"
                 if rates[size] == nil {
                     order.append(size)
                     area[size] = m.width.upperBound * m.height.upperBound
                 }
-                let r = m.rateRange.map { ["\($0.lowerBound)-\($0.upperBound)"] } ?? m.rates.sorted(by: >).map(\.description)
+                let r =
+                    m.rateRange.map { ["\($0.lowerBound)-\($0.upperBound)"] }
+                    ?? m.rates.sorted(by: >).map(\.description)
                 for text in r where !(rates[size] ?? []).contains(text) { rates[size, default: []].append(text) }
             }
             let sorted = order.enumerated().sorted { a, b in

@@ -29,7 +29,10 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
     public var rates: [Rate]
     public var rateRange: ClosedRange<Rate>?
 
-    public init(format: String, width: ClosedRange<Int>, height: ClosedRange<Int>, rates: [Rate], rateRange: ClosedRange<Rate>? = nil) {
+    public init(
+        format: String, width: ClosedRange<Int>, height: ClosedRange<Int>, rates: [Rate],
+        rateRange: ClosedRange<Rate>? = nil
+    ) {
         self.format = format
         self.width = width
         self.height = height
@@ -41,10 +44,13 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
     public var isRaw: Bool { format != "MJPG" }
 
     public var description: String {
-        let size = width.count == 1 && height.count == 1
+        let size =
+            width.count == 1 && height.count == 1
             ? "\(width.lowerBound)x\(height.lowerBound)"
             : "\(width.lowerBound)x\(height.lowerBound)-\(width.upperBound)x\(height.upperBound)"
-        let r = rateRange.map { "\($0.lowerBound)-\($0.upperBound)" } ?? rates.sorted(by: >).map(\.description).joined(separator: "/")
+        let r =
+            rateRange.map { "\($0.lowerBound)-\($0.upperBound)" }
+            ?? rates.sorted(by: >).map(\.description).joined(separator: "/")
         return "\(format) \(size) at \(r) fps"
     }
 
@@ -54,7 +60,9 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: ``BarscopeError/badValue`` when the text is not caps.
     public static func modes(caps text: String) throws -> [CameraMode] {
         GStreamer.initialize()
-        guard let caps = gst_caps_from_string(text) else { throw BarscopeError.badValue("'\(text)': not GStreamer caps") }
+        guard let caps = gst_caps_from_string(text) else {
+            throw BarscopeError.badValue("'\(text)': not GStreamer caps")
+        }
         defer { gst_caps_unref(caps) }
         return modes(caps: caps)
     }
@@ -80,7 +88,8 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
             var mode = CameraMode(format: format, width: width, height: height, rates: [])
             guard let value = gst_structure_get_value(s, "framerate") else { continue }
             if value.pointee.g_type == gst_fraction_get_type() {
-                let rate = Rate(Int(gst_value_get_fraction_numerator(value)), Int(gst_value_get_fraction_denominator(value)))
+                let rate = Rate(
+                    Int(gst_value_get_fraction_numerator(value)), Int(gst_value_get_fraction_denominator(value)))
                 // 0/1 is "variable"; it cannot be asked for.
                 guard rate.numerator > 0 else { continue }
                 mode.rates = [rate]
@@ -96,7 +105,8 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
             }
             // Modes that differ only in fields we do not ask for (colorimetry, interlacing) are one mode here.
             if let same = found.firstIndex(where: {
-                $0.format == mode.format && $0.width == mode.width && $0.height == mode.height && $0.rateRange == mode.rateRange
+                $0.format == mode.format && $0.width == mode.width && $0.height == mode.height
+                    && $0.rateRange == mode.rateRange
             }), mode.rateRange == nil {
                 found[same].rates = Array(Set(found[same].rates + mode.rates)).sorted(by: >)
             } else if !found.contains(mode) {
@@ -110,7 +120,8 @@ public struct CameraMode: Sendable, Equatable, CustomStringConvertible {
     private static func intField(_ s: UnsafeMutablePointer<GstStructure>, _ name: String) -> ClosedRange<Int>? {
         guard let value = gst_structure_get_value(s, name) else { return nil }
         if value.pointee.g_type == gst_int_range_get_type() {
-            let low = Int(gst_value_get_int_range_min(value)), high = Int(gst_value_get_int_range_max(value))
+            let low = Int(gst_value_get_int_range_min(value))
+            let high = Int(gst_value_get_int_range_max(value))
             return low <= high ? low...high : nil
         }
         var v: gint = 0

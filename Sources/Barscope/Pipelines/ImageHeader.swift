@@ -84,7 +84,8 @@ public enum ImageHeader {
             let u16 = little ? le16 : be16
             let u32 = little ? le32 : be32
             guard let ifd = u32(4), let count = u16(ifd) else { return nil }
-            var w: Int? = nil, h: Int? = nil
+            var w: Int? = nil
+            var h: Int? = nil
             for n in 0..<min(count, 512) {
                 let entry = ifd + 2 + 12 * n
                 guard let tag = u16(entry), let type = u16(entry + 2) else { break }

@@ -27,7 +27,8 @@ public final class ImageScanner {
         setProperty(sink, "caps", lumaCaps)
         // Preroll gives us the first (for a still image, the only) frame without playing the pipeline.
         let change = pipeline.setState(GST_STATE_PAUSED)
-        var state = GST_STATE_NULL, pending = GST_STATE_NULL
+        var state = GST_STATE_NULL
+        var pending = GST_STATE_NULL
         let result =
             change == GST_STATE_CHANGE_FAILURE
             ? change : gst_element_get_state(pipeline.element, &state, &pending, 30 * 1_000_000_000)

@@ -37,7 +37,9 @@ public enum InputSource: Sendable, Equatable, CustomStringConvertible {
         }
         if text.contains("://") {
             GStreamer.initialize()
-            guard gst_uri_is_valid(text) != 0 else { throw BarscopeError.badInput("\(Redact.uri(text)): not a valid URI") }
+            guard gst_uri_is_valid(text) != 0 else {
+                throw BarscopeError.badInput("\(Redact.uri(text)): not a valid URI")
+            }
             return .uri(text, display: Redact.uri(text))
         }
         try checkReadableFile(text, kind: "a video")
@@ -137,5 +139,7 @@ func checkReadableFile(_ path: String, kind: String) throws {
     // Said plainly: GStreamer's own words for it ("Stream contains no data.") do not name the cause.
     // (Only a regular file: a FIFO reads as 0 bytes and may still bring a stream.)
     let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-    if attributes?[.type] as? FileAttributeType == .typeRegular, attributes?[.size] as? Int == 0 { throw BarscopeError.badInput("\(path): empty file (0 bytes), not \(kind)") }
+    if attributes?[.type] as? FileAttributeType == .typeRegular, attributes?[.size] as? Int == 0 {
+        throw BarscopeError.badInput("\(path): empty file (0 bytes), not \(kind)")
+    }
 }

@@ -52,7 +52,9 @@ public struct PipelineSpec: Sendable {
 
     /// Reads a pipeline file. Unknown sections and keys are errors naming file, section and key.
     public init(file path: String) throws {
-        try self.init(origin: path) { keyFile, error in g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error) }
+        try self.init(origin: path) { keyFile, error in
+            g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error)
+        }
     }
 
     /// Reads pipeline-file text (the fuzzer's way in; messages name `origin` as they would the file).
@@ -100,9 +102,10 @@ public struct PipelineSpec: Sendable {
     /// GLib quotes the offending line whole: from a binary file that is kilobytes of control characters on the
     /// user's terminal. Keep one short printable line.
     static func printable(_ message: String, limit: Int = 160) -> String {
-        var out = String(message.unicodeScalars.map { s -> Character in
-            s.properties.generalCategory == .control || s == "\u{FFFD}" ? "?" : Character(s)
-        })
+        var out = String(
+            message.unicodeScalars.map { s -> Character in
+                s.properties.generalCategory == .control || s == "\u{FFFD}" ? "?" : Character(s)
+            })
         if out.count > limit { out = String(out.prefix(limit)) + "…" }
         return out
     }
@@ -163,7 +166,8 @@ public struct PipelineSpec: Sendable {
     static func branchName(_ section: String) -> String? {
         guard section.hasPrefix("branch ") else { return nil }
         let name = String(section.dropFirst(7))
-        let ok = !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        let ok =
+            !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
         return ok ? name : nil
     }
 
@@ -242,15 +246,17 @@ public struct PipelineSpec: Sendable {
             }
             c.input = .launch(launch.text, live: demo.live)
         } else {
-        do { c.input = try InputSource.parse(text("source.input") ?? "demo", demo: demo) } catch let e as BarscopeError {
-            // A file or --set is named; a flag or positional source already is the value at fault.
-            if let v = values["source.input"], v.origin != "the command line",
-                !v.origin.hasPrefix("-") || v.origin == "--set"
+            do { c.input = try InputSource.parse(text("source.input") ?? "demo", demo: demo) } catch let e
+                as BarscopeError
             {
-                throw BarscopeError.badInput("\(v.origin): [source] input: \(e.description)")
+                // A file or --set is named; a flag or positional source already is the value at fault.
+                if let v = values["source.input"], v.origin != "the command line",
+                    !v.origin.hasPrefix("-") || v.origin == "--set"
+                {
+                    throw BarscopeError.badInput("\(v.origin): [source] input: \(e.description)")
+                }
+                throw e
             }
-            throw e
-        }
 
         }
         if text("source.frames") != nil { c.imageFrames = demo.frames }
@@ -287,7 +293,9 @@ public struct PipelineSpec: Sendable {
                     region: text("viewfinder.region"))
             } catch let e as BarscopeError {
                 // Viewfinder.parse names the value it refused first: "viewfinder '…'", "insets '…'", "region '…'".
-                let key = e.description.hasPrefix("insets") ? "insets" : e.description.hasPrefix("region") ? "region" : "aspect-ratio"
+                let key =
+                    e.description.hasPrefix("insets")
+                    ? "insets" : e.description.hasPrefix("region") ? "region" : "aspect-ratio"
                 let origin = values["viewfinder." + key]?.origin ?? "the command line"
                 throw BarscopeError.badValue(Self.located(origin, "viewfinder", key, e.description))
             }
@@ -337,7 +345,8 @@ public struct PipelineSpec: Sendable {
             do {
                 c.recording = try Recording(path: path, segmentSeconds: try int("record.segment-seconds", min: 1))
             } catch let e as BarscopeError where !e.description.contains("[record]") {
-                throw BarscopeError.badValue(Self.located(values["record.path"]!.origin, "record", "path", e.description))
+                throw BarscopeError.badValue(
+                    Self.located(values["record.path"]!.origin, "record", "path", e.description))
             }
         } else if values["record.segment-seconds"] != nil {
             throw BarscopeError.badValue(
@@ -346,10 +355,12 @@ public struct PipelineSpec: Sendable {
         if let v = try bool("display.enabled") { c.display = v }
         c.serveRTSP = text("rtsp.serve")
         c.snapshotFolder = text("snapshots.folder")
-        for name in Set(values.keys.compactMap { k -> String? in
-            guard k.hasPrefix("branch ") else { return nil }
-            return String(k.split(separator: ".", maxSplits: 1)[0])
-        }).sorted() {
+        for name in Set(
+            values.keys.compactMap { k -> String? in
+                guard k.hasPrefix("branch ") else { return nil }
+                return String(k.split(separator: ".", maxSplits: 1)[0])
+            }
+        ).sorted() {
             let origin = (values[name + ".launch"] ?? values[name + ".from"])!.origin
             guard let launch = values[name + ".launch"]?.text, !launch.isEmpty else {
                 throw BarscopeError.badValue("\(origin): [\(name)] launch: required (a gst-launch fragment)")

@@ -160,4 +160,3 @@ extension Recording {
         return r
     }
 }
-

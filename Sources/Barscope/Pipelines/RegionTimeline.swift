@@ -136,8 +136,10 @@ extension PixelRect {
         let t0 = Double(step) / Double(max(1, steps))
         let t = t0 * t0 * (3 - 2 * t0)
         func mix(_ a: Int, _ b: Int) -> Int { Int((Double(a) + (Double(b) - Double(a)) * t) / 2) * 2 }
-        let x0 = mix(x, other.x), y0 = mix(y, other.y)
-        let x1 = mix(maxX, other.maxX), y1 = mix(maxY, other.maxY)
+        let x0 = mix(x, other.x)
+        let y0 = mix(y, other.y)
+        let x1 = mix(maxX, other.maxX)
+        let y1 = mix(maxY, other.maxY)
         return PixelRect(x: x0, y: y0, width: max(2, x1 - x0), height: max(2, y1 - y0))
     }
 }

@@ -74,7 +74,9 @@ public struct RTSPCredentials: Sendable, Equatable, CustomStringConvertible {
         self.password = password
     }
     /// From `BARSCOPE_RTSP_USER` and `BARSCOPE_RTSP_PASSWORD` (nil when the user is not set).
-    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> RTSPCredentials? {
+    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment)
+        -> RTSPCredentials?
+    {
         guard let user = env["BARSCOPE_RTSP_USER"], !user.isEmpty else { return nil }
         return RTSPCredentials(user: user, password: env["BARSCOPE_RTSP_PASSWORD"] ?? "")
     }

@@ -141,7 +141,8 @@ public final class ScanRunner: Sendable {
         }
         if c.draws { factories.append("cairooverlay") }
         if let r = c.recording {
-            factories += ["x264enc", "h264parse", r.muxer, "filesink"] + (r.segmentSeconds != nil ? ["splitmuxsink"] : [])
+            factories +=
+                ["x264enc", "h264parse", r.muxer, "filesink"] + (r.segmentSeconds != nil ? ["splitmuxsink"] : [])
         }
         if c.display { factories.append("autovideosink") }
         if c.serveRTSP != nil { factories += ["intervideosink", "intervideosrc", "x264enc", "rtph264pay"] }
@@ -209,7 +210,8 @@ public final class ScanRunner: Sendable {
             var eosDeadline: Date? = nil
             var paused = false
             loop: while true {
-                let requests = bs_stop_requests() + (stopRequested.load(ordering: .relaxed) && eosDeadline == nil ? 1 : 0)
+                let requests =
+                    bs_stop_requests() + (stopRequested.load(ordering: .relaxed) && eosDeadline == nil ? 1 : 0)
                 if requests > handledSignals {
                     handledSignals = requests
                     if eosDeadline == nil {
@@ -219,8 +221,10 @@ public final class ScanRunner: Sendable {
                             paused = false
                             pipeline.setState(GST_STATE_PLAYING)
                         }
-                        onEvent(.warning(message: "stopping: finishing the recording (signal again to stop now)",
-                            source: nil))
+                        onEvent(
+                            .warning(
+                                message: "stopping: finishing the recording (signal again to stop now)",
+                                source: nil))
                         pipeline.sendEOS()
                         eosDeadline = Date(timeIntervalSinceNow: 10)
                     } else {
@@ -232,7 +236,10 @@ public final class ScanRunner: Sendable {
                     break loop
                 }
                 if let problem = context.fatal.withLock({ $0 }) { throw problem }
-                if let pause = pauseRequest.withLock({ r -> Bool? in defer { r = nil }; return r }), eosDeadline == nil,
+                if let pause = pauseRequest.withLock({ r -> Bool? in
+                    defer { r = nil }
+                    return r
+                }), eosDeadline == nil,
                     pause != paused
                 {
                     paused = pause
@@ -240,7 +247,9 @@ public final class ScanRunner: Sendable {
                     // A paused stream sends nothing: the watchdog counts from the resume.
                     context.lastArrival.withLock { $0 = Date() }
                 }
-                if watched, !paused, eosDeadline == nil, context.lastArrival.withLock({ Date().timeIntervalSince($0) }) > c.watchdogSeconds {
+                if watched, !paused, eosDeadline == nil,
+                    context.lastArrival.withLock({ Date().timeIntervalSince($0) }) > c.watchdogSeconds
+                {
                     throw BarscopeError.pipeline(
                         GStreamerError(
                             domain: "barscope", code: 0,
@@ -260,7 +269,9 @@ public final class ScanRunner: Sendable {
                     onEvent(.warning(message: w.description, source: w.sourceName))
                 case GST_MESSAGE_STATE_CHANGED:
                     guard bs_message_src(msg) == bs_gst_object(pipeline.element) else { break }
-                    var old = GST_STATE_NULL, new = GST_STATE_NULL, pending = GST_STATE_NULL
+                    var old = GST_STATE_NULL
+                    var new = GST_STATE_NULL
+                    var pending = GST_STATE_NULL
                     gst_message_parse_state_changed(msg, &old, &new, &pending)
                     if new == GST_STATE_PLAYING || new == GST_STATE_PAUSED {
                         onEvent(.state(String(cString: gst_element_state_get_name(new)).lowercased()))
@@ -292,7 +303,8 @@ public final class ScanRunner: Sendable {
         try Self.setProperties(c.properties, in: pipeline)
         // Our sources are named src; a pipeline file's own source fragment needs nothing from us.
         let src = pipeline.child("src")
-        if src == nil, case .launch = c.input {} else if src == nil {
+        if src == nil, case .launch = c.input {
+        } else if src == nil {
             throw BarscopeError.pipeline(GStreamerError(domain: "barscope", code: 0, message: "graph incomplete"))
         }
         context.crop = crop
@@ -305,10 +317,12 @@ public final class ScanRunner: Sendable {
             bs_set_string(src, "uri", uri)
             if uri.lowercased().hasPrefix("rtsp") {
                 // rtspsrc is made inside uridecodebin; its transport and latency are set as it appears.
-                bs_connect_source_setup(src, { _, source, data in
-                    guard let source, let data else { return }
-                    Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().setUpSource(source)
-                }, Unmanaged.passUnretained(context).toOpaque())
+                bs_connect_source_setup(
+                    src,
+                    { _, source, data in
+                        guard let source, let data else { return }
+                        Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().setUpSource(source)
+                    }, Unmanaged.passUnretained(context).toOpaque())
             }
             // Only video is decoded; audio streams are left alone instead of failing to link.
             setProperty(src, "caps", "video/x-raw(ANY)")
@@ -368,29 +382,35 @@ public final class ScanRunner: Sendable {
 
         // Each buffer is cropped to its own frame's region, even when the region changes while playing.
         if let pad = gst_element_get_static_pad(crop, "sink") {
-            gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
-                guard let info, let data else { return GST_PAD_PROBE_OK }
-                Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().cropFor(info)
-                return GST_PAD_PROBE_OK
-            }, ctx, nil)
+            gst_pad_add_probe(
+                pad, GST_PAD_PROBE_TYPE_BUFFER,
+                { _, info, data in
+                    guard let info, let data else { return GST_PAD_PROBE_OK }
+                    Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().cropFor(info)
+                    return GST_PAD_PROBE_OK
+                }, ctx, nil)
             gst_object_unref(pad)
         }
         // Caps and frame numbers are read where the stream splits, before either branch sees the buffer.
         if let pad = gst_element_get_static_pad(tee, "sink") {
             let mask = GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue
-            gst_pad_add_probe(pad, GstPadProbeType(rawValue: mask), { _, info, data in
-                guard let info, let data else { return GST_PAD_PROBE_OK }
-                Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().observe(info)
-                return GST_PAD_PROBE_OK
-            }, ctx, nil)
+            gst_pad_add_probe(
+                pad, GstPadProbeType(rawValue: mask),
+                { _, info, data in
+                    guard let info, let data else { return GST_PAD_PROBE_OK }
+                    Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().observe(info)
+                    return GST_PAD_PROBE_OK
+                }, ctx, nil)
             gst_object_unref(pad)
         }
 
         if c.draws, let overlay = pipeline.child("overlay") {
-            bs_connect_draw(overlay, { _, cr, timestamp, _, data in
-                guard let cr, let data else { return }
-                Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().draw(on: cr, ptsNs: UInt64(timestamp))
-            }, ctx)
+            bs_connect_draw(
+                overlay,
+                { _, cr, timestamp, _, data in
+                    guard let cr, let data else { return }
+                    Unmanaged<ScanContext>.fromOpaque(data).takeUnretainedValue().draw(on: cr, ptsNs: UInt64(timestamp))
+                }, ctx)
         }
         if let r = c.recording, let rec = pipeline.child("rec"), let enc = pipeline.child("enc") {
             if let seconds = r.segmentSeconds {
@@ -398,7 +418,9 @@ public final class ScanRunner: Sendable {
                 bs_set_uint64(rec, "max-size-time", UInt(seconds) * 1_000_000_000)
                 bs_set_bool(rec, "send-keyframe-requests", 1)
                 // Our own muxer and sink: the muxer crash-tolerant, the sink not waiting for preroll (see above).
-                if let mux = gst_element_factory_make(r.muxer, nil), let sink = gst_element_factory_make("filesink", nil) {
+                if let mux = gst_element_factory_make(r.muxer, nil),
+                    let sink = gst_element_factory_make("filesink", nil)
+                {
                     if r.container == .mp4 { bs_set_uint(mux, "fragment-duration", 1000) }
                     bs_set_bool(sink, "async", 0)
                     bs_set_pointer_object(rec, "muxer", mux)
@@ -481,12 +503,16 @@ public final class ScanRunner: Sendable {
             // A disk that fills up, or fails, while recording is a failure of the run (exit 3), not of the
             // user's input: what was written up to then stays playable (fragmented MP4, Matroska).
             if e.domain == "gst-resource-error-quark" && e.code == GST_RESOURCE_ERROR_NO_SPACE_LEFT.rawValue {
-                return .pipeline(GStreamerError(domain: e.domain, code: e.code,
-                    message: "\(r.path): cannot record: no space left on the device", debug: e.debug))
+                return .pipeline(
+                    GStreamerError(
+                        domain: e.domain, code: e.code,
+                        message: "\(r.path): cannot record: no space left on the device", debug: e.debug))
             }
             if e.domain == "gst-resource-error-quark" && e.code == GST_RESOURCE_ERROR_WRITE.rawValue {
-                return .pipeline(GStreamerError(domain: e.domain, code: e.code,
-                    message: "\(r.path): cannot record: \(e.message)", debug: e.debug))
+                return .pipeline(
+                    GStreamerError(
+                        domain: e.domain, code: e.code,
+                        message: "\(r.path): cannot record: \(e.message)", debug: e.debug))
             }
             return .badInput("\(r.path): cannot record (\(e.message))")
         }
@@ -757,7 +783,8 @@ final class ScanContext: @unchecked Sendable {
                 let done = ContinuousClock.now
                 latency.withLock { l in
                     guard let arrived = l.arrivals.removeValue(forKey: r.frame) else { return }
-                    let ms = Double((done - arrived).components.attoseconds) / 1e15
+                    let ms =
+                        Double((done - arrived).components.attoseconds) / 1e15
                         + Double((done - arrived).components.seconds) * 1000
                     if l.samplesMs.count < 8192 {
                         l.samplesMs.append(ms)
@@ -844,8 +871,10 @@ final class ScanContext: @unchecked Sendable {
         var detections = board.detections(forPts: pts, timeout: 10)
         if detections == nil {
             if overlayTimeouts.add(1, ordering: .relaxed).oldValue == 0 {
-                emit(.warning(message: "the scanner fell 10 s behind the overlay; drawing without results",
-                    source: "overlay"))
+                emit(
+                    .warning(
+                        message: "the scanner fell 10 s behind the overlay; drawing without results",
+                        source: "overlay"))
             }
             detections = []
         }

@@ -41,7 +41,8 @@ public final class ScanWorkerPool: @unchecked Sendable {
         for i in 0..<self.workers {
             let thread = Thread { [self] in
                 var generation = live?.decoder.generation ?? 0
-                var scanner = live.map { BarcodeReader(engine: $0.decoder.engine, settings: $0.decoder.settings) }
+                var scanner =
+                    live.map { BarcodeReader(engine: $0.decoder.engine, settings: $0.decoder.settings) }
                     ?? BarcodeReader(engine: engine, settings: settings)
                 while let job = self.next() {
                     if let live, live.decoderGeneration != generation {

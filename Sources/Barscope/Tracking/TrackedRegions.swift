@@ -38,9 +38,8 @@ enum TrackedRegions {
             // its bars' ends are found from the image, not from the lines); a 2D or tilted code both ways, every
             // other line. The code not found that way: every line, both ways, once more.
             let sparse: (rows: Int, columns: Int) =
-                if let u = code.acrossBars, abs(u.x) > 0.97 { (4, 0) }
-                else if let u = code.acrossBars, abs(u.y) > 0.97 { (0, 4) }
-                else { (2, 2) }
+                if let u = code.acrossBars, abs(u.x) > 0.97 { (4, 0) } else if let u = code.acrossBars, abs(u.y) > 0.97
+                { (0, 4) } else { (2, 2) }
             for density in [sparse, (rows: 1, columns: 1)] {
                 scanner.zbarScanner.setDensity(rows: density.rows, columns: density.columns)
                 // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
@@ -58,7 +57,9 @@ enum TrackedRegions {
                 let expectedArea = Double(code.bounds.width * code.bounds.height)
                 let trusted = got.filter { Double($0.bounds.width * $0.bounds.height) >= 0.5 * expectedArea }
                 for d in trusted
-                where !found.contains(where: { $0.data == d.data && $0.type == d.type && $0.bounds.intersects(d.bounds) }) {
+                where !found.contains(where: {
+                    $0.data == d.data && $0.type == d.type && $0.bounds.intersects(d.bounds)
+                }) {
                     found.append(d)
                 }
                 if trusted.contains(where: { $0.data == code.data && $0.type == code.type }) { break }
@@ -82,7 +83,8 @@ enum TrackedRegions {
                 e.hasVelocity
                 ? max(12, size / 8) + Int(e.speed * 0.5 * Double(e.framesSince)) + 2 * e.framesSince
                 : max(24, size / 2) + size / 4 * max(0, e.framesSince - 1)
-            let x0 = max(0, b.x - mapping.offsetX - grow), y0 = max(0, b.y - mapping.offsetY - grow)
+            let x0 = max(0, b.x - mapping.offsetX - grow)
+            let y0 = max(0, b.y - mapping.offsetY - grow)
             let x1 = min(image.width, b.x - mapping.offsetX + b.width + grow)
             let y1 = min(image.height, b.y - mapping.offsetY + b.height + grow)
             return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
@@ -124,8 +126,12 @@ final class SearchBoard: @unchecked Sendable {
         if search { searched = true }
         for d in detections {
             // The same code: same type and text, nearest to where it was.
-            let match = codes.indices.filter { codes[$0].detection.type == d.type && codes[$0].detection.data == d.data }
-                .min { codes[$0].detection.center.distance(to: d.center) < codes[$1].detection.center.distance(to: d.center) }
+            let match = codes.indices.filter {
+                codes[$0].detection.type == d.type && codes[$0].detection.data == d.data
+            }
+            .min {
+                codes[$0].detection.center.distance(to: d.center) < codes[$1].detection.center.distance(to: d.center)
+            }
             if let i = match {
                 guard sequence > codes[i].sequence else { continue }  // a late worker's older frame
                 codes[i] = Sighting(

@@ -55,8 +55,10 @@ public final class Tracker {
         }
         tracks.removeAll { t in
             guard frame - t.lastFrame > lostAfterFrames else { return false }
-            events.append(.lost(frame: frame, ptsNs: ptsNs, track: t.id, type: t.type, data: t.data,
-                framesSeen: t.framesSeen))
+            events.append(
+                .lost(
+                    frame: frame, ptsNs: ptsNs, track: t.id, type: t.type, data: t.data,
+                    framesSeen: t.framesSeen))
             return true
         }
         return (ids, events)
