@@ -34,6 +34,13 @@ final class ProgressLine: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// A line for the reader (a warning), above the progress line, which is redrawn after it.
+    func note(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardError.write(Data(((drawn && terminal ? "\r\u{1B}[K" : "") + text + "\n").utf8))
+    }
+
     private func loop() {
         defer { finished.signal() }
         var next = Date(timeIntervalSinceNow: interval)

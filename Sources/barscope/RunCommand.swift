@@ -120,7 +120,11 @@ enum RunCommand {
         defer { withExtendedLifetime(channel) {} }
         let summary: RunSummary
         do {
-            summary = try ScanRunner.runReconnecting(c, policy: reconnect, control: control) { writer.write($0) }
+            summary = try ScanRunner.runReconnecting(c, policy: reconnect, control: control) { event in
+                writer.write(event)
+                // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
+                if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
+            }
         } catch {
             progress?.end()
             writer.close()

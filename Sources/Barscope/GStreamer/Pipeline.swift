@@ -54,7 +54,7 @@ public final class Pipeline {
         defer { gst_object_unref(bus) }
         let types =
             GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
-            | GST_MESSAGE_STATE_CHANGED.rawValue | GST_MESSAGE_ELEMENT.rawValue
+            | GST_MESSAGE_STATE_CHANGED.rawValue | GST_MESSAGE_ELEMENT.rawValue | GST_MESSAGE_APPLICATION.rawValue
         return gst_bus_timed_pop_filtered(bus, GstClockTime(timeoutNs), GstMessageType(rawValue: types))
     }
 
@@ -63,7 +63,9 @@ public final class Pipeline {
 
     /// Posts an error on the pipeline's bus, as a failing element would (fault drills: the restart policy's tests).
     public func postError(_ message: String) {
-        let error = g_error_new_literal(g_quark_from_static_string("barscope-injected-error"), 1, message)
+        // g_quark_from_string copies the name: a Swift literal passed as a C string may be a temporary copy, which
+        // the _static_ variant would keep a pointer to (AddressSanitizer caught that use after free).
+        let error = g_error_new_literal(g_quark_from_string("barscope-injected-error"), 1, message)
         if let msg = gst_message_new_error(bs_gst_object(element), error, "injected") {
             _ = gst_element_post_message(element, msg)
         }

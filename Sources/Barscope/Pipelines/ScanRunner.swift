@@ -225,6 +225,8 @@ public final class ScanRunner: Sendable {
                             .warning(
                                 message: "stopping: finishing the recording (signal again to stop now)",
                                 source: nil))
+                        // This end of stream is the user's, not damage to skip.
+                        context.skipDamage?.stop()
                         pipeline.sendEOS()
                         eosDeadline = Date(timeIntervalSinceNow: 10)
                     } else {
@@ -255,9 +257,16 @@ public final class ScanRunner: Sendable {
                             domain: "barscope", code: 0,
                             message: "\(c.input): no frame for \(Int(c.watchdogSeconds)) s (the stream stalled)"))
                 }
+                context.skipDamage?.checkStalled()
                 guard let msg = pipeline.popMessage(timeoutNs: 100_000_000) else { continue }
                 defer { gst_message_unref(msg) }
                 switch bs_message_type(msg) {
+                case GST_MESSAGE_APPLICATION:
+                    if let structure = gst_message_get_structure(msg),
+                        String(cString: gst_structure_get_name(structure)) == SkipDamage.messageName
+                    {
+                        context.skipDamage?.seek()
+                    }
                 case GST_MESSAGE_EOS:
                     break loop
                 case GST_MESSAGE_ERROR:
@@ -327,6 +336,11 @@ public final class ScanRunner: Sendable {
             // Only video is decoded; audio streams are left alone instead of failing to link.
             setProperty(src, "caps", "video/x-raw(ANY)")
             bs_set_bool(src, "expose-all-streams", 0)
+            // A file whose demuxer gives up at damage is scanned on past it (its probe first on the tee).
+            if !c.input.isLive, let pad = gst_element_get_static_pad(tee, "sink") {
+                context.skipDamage = SkipDamage(pad: pad, name: c.input.description, report: context.emit)
+                gst_object_unref(UnsafeMutableRawPointer(pad))
+            }
         case .image(let uri, _):
             let src = src!
             bs_set_string(src, "uri", uri)
@@ -598,6 +612,8 @@ final class ScanContext: @unchecked Sendable {
     var crop: UnsafeMutablePointer<GstElement>? = nil
     /// The recording branch's crop to an even size (nil without a recording); borrowed like `crop`.
     var recordingCrop: UnsafeMutablePointer<GstElement>? = nil
+    /// For a file: goes on past a stretch its demuxer cannot read (set before the pipeline plays).
+    var skipDamage: SkipDamage? = nil
     /// The buffer scanned at preroll (appsink's streaming thread only); compared by address, never dereferenced.
     private var prerolled: UnsafeRawPointer? = nil
     /// Sequence numbers handed out by appsink's streaming thread.

@@ -13,6 +13,7 @@ typedef struct _cairo cairo_t;
 // Field-access macros (GST_BUFFER_PTS, GST_MESSAGE_TYPE, ...) are not importable.
 static inline GstClockTime bs_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
 static inline void bs_buffer_set_pts(GstBuffer *b, GstClockTime t) { GST_BUFFER_PTS(b) = t; }
+static inline GstClockTime bs_buffer_duration(GstBuffer *b) { return GST_BUFFER_DURATION(b); }
 static inline void bs_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BUFFER_DURATION(b) = t; }
 static inline GstMessageType bs_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }
 static inline GstObject *bs_message_src(GstMessage *m) { return GST_MESSAGE_SRC(m); }
@@ -23,6 +24,16 @@ static inline GstBuffer *bs_probe_buffer(GstPadProbeInfo *i) {
 }
 static inline GstEvent *bs_probe_event(GstPadProbeInfo *i) {
     return (GST_PAD_PROBE_INFO_TYPE(i) & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) ? GST_PAD_PROBE_INFO_EVENT(i) : NULL;
+}
+// Flush events carry their own probe type (EVENT_FLUSH), not EVENT_DOWNSTREAM.
+static inline GstEvent *bs_probe_event_any(GstPadProbeInfo *i) {
+    return (GST_PAD_PROBE_INFO_TYPE(i) & (GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH))
+        ? GST_PAD_PROBE_INFO_EVENT(i) : NULL;
+}
+// GST_PAD_PROBE_INFO_DATA is a macro: a probe that rewrites an event replaces it (the old one is released).
+static inline void bs_probe_replace_event(GstPadProbeInfo *i, GstEvent *e) {
+    gst_event_unref(GST_PAD_PROBE_INFO_EVENT(i));
+    GST_PAD_PROBE_INFO_DATA(i) = e;
 }
 // gst_buffer_make_writable and GST_PAD_PROBE_INFO_DATA are macros: a probe that restamps a buffer needs both
 // (the writable buffer may be a copy, which must replace the probe's data). NULL when the data is not a buffer.

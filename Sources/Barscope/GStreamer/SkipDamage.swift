@@ -1,0 +1,238 @@
+import CBarscope
+import CGStreamer
+import Foundation
+import Synchronization
+
+/// Goes on past a damaged stretch of a file whose demuxer gives up there.
+///
+/// Why: GStreamer 1.22's matroskademux, reading overwritten bytes as top-level elements, takes one of them for a huge
+/// element, skips past the end of the file and ends the stream there without an error: a 10 s clip damaged at 4 s
+/// scanned 4 s and said nothing. qtdemux and the decoders resynchronise by themselves; this is for a stream that ends
+/// well before the file's duration. Its end of stream is held back where the decoded video enters our graph, and a
+/// seek to the next key frame after it (flushing, so the demuxer and decoder start clean) is sent upstream from the bus
+/// loop. The flush and the new segment stop at that pad: the segment's base is moved so that running time goes on from
+/// the last frame, so the scanner, the overlay and the recording see one stream with a jump in its timestamps (the
+/// stream's own), never a reset. A seek that brings nothing new tries further on, in growing steps; after
+/// ``maxAttempts`` in a row, at the duration, or when nothing comes within ``stallSeconds``, the end of stream goes on.
+final class SkipDamage: @unchecked Sendable {
+    struct State {
+        /// End of the last frame, in stream time and in running time.
+        var lastEnd: UInt64? = nil
+        var runningEnd: UInt64? = nil
+        /// Between a held end of stream and the first frame the seek brings.
+        var seeking = false
+        var target: UInt64 = 0
+        var seekSent: Date? = nil
+        var failures = 0
+        var attempts = 0
+        var damagedFrom: UInt64? = nil
+        var finished = false
+    }
+
+    /// GST_CLOCK_TIME_NONE (a macro Swift cannot import).
+    static let none = UInt64.max
+    static let maxAttempts = 6
+    static let maxTotalAttempts = 32
+    static let stallSeconds = 5.0
+    /// A stream ending this close to the duration ended normally.
+    static let endToleranceNs: UInt64 = 500_000_000
+    static let firstStepNs: UInt64 = 500_000_000
+
+    /// The pad where the decoded video enters our graph (owned).
+    private let pad: UnsafeMutablePointer<GstPad>
+    private let name: String
+    private let report: @Sendable (Event) -> Void
+    private let state = Mutex(State())
+    /// The stream's current segment: the probe's streaming thread only (buffers and segments travel together).
+    private var segment = GstSegment()
+    private var hasSegment = false
+    /// The message the probe posts so that the bus loop seeks (a streaming thread must not seek itself).
+    static let messageName = "barscope-skip-damage"
+
+    /// - Parameters:
+    ///   - pad: the sink pad the source's decoded video is linked to (borrowed; a reference is kept).
+    ///   - name: the input as messages name it (credentials hidden).
+    init(pad: UnsafeMutablePointer<GstPad>, name: String, report: @escaping @Sendable (Event) -> Void) {
+        gst_object_ref(UnsafeMutableRawPointer(pad))
+        self.pad = pad
+        self.name = name
+        self.report = report
+        let mask =
+            GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue
+            | GST_PAD_PROBE_TYPE_EVENT_FLUSH.rawValue
+        gst_pad_add_probe(
+            pad, GstPadProbeType(rawValue: mask),
+            { _, info, data in
+                guard let info, let data else { return GST_PAD_PROBE_OK }
+                return Unmanaged<SkipDamage>.fromOpaque(data).takeUnretainedValue().probe(info)
+            }, Unmanaged.passRetained(self).toOpaque(),
+            { data in
+                guard let data else { return }
+                Unmanaged<SkipDamage>.fromOpaque(data).release()
+            })
+    }
+
+    deinit { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+
+    /// The probe (the pad's streaming thread).
+    private func probe(_ info: UnsafeMutablePointer<GstPadProbeInfo>) -> GstPadProbeReturn {
+        if let buffer = bs_probe_buffer(info) {
+            let pts = UInt64(bs_buffer_pts(buffer))
+            guard pts != Self.none else { return GST_PAD_PROBE_OK }
+            let duration = UInt64(bs_buffer_duration(buffer))
+            let end = pts + (duration == Self.none ? 0 : duration)
+            var running: UInt64? = nil
+            if hasSegment {
+                let r = UInt64(gst_segment_to_running_time(&segment, GST_FORMAT_TIME, UInt(end)))
+                if r != Self.none { running = r }
+            }
+            let (resumed, repeated) = state.withLock { s -> ((from: UInt64, to: UInt64)?, Bool) in
+                // A seek that lands on frames already delivered (the key frame before the damage) is no progress.
+                if s.seeking, let lastEnd = s.lastEnd, end <= lastEnd { return (nil, true) }
+                var resumed: (UInt64, UInt64)? = nil
+                if s.seeking {
+                    s.seeking = false
+                    s.failures = 0
+                    resumed = (s.damagedFrom ?? 0, pts)
+                    s.damagedFrom = nil
+                }
+                s.lastEnd = max(s.lastEnd ?? 0, end)
+                if let running { s.runningEnd = running }
+                return (resumed, false)
+            }
+            if repeated { return GST_PAD_PROBE_DROP }
+            if let resumed {
+                report(
+                    .warning(
+                        message: "\(name): damaged between \(Self.seconds(resumed.from)) and "
+                            + "\(Self.seconds(resumed.to)); scanning goes on after it",
+                        source: nil))
+            }
+            return GST_PAD_PROBE_OK
+        }
+        guard let event = bs_probe_event_any(info) else { return GST_PAD_PROBE_OK }
+        switch bs_event_type(event) {
+        case GST_EVENT_FLUSH_START, GST_EVENT_FLUSH_STOP:
+            // Our own seek's flush resets the demuxer and the decoder, never the graph after them.
+            return state.withLock { $0.seeking } ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK
+        case GST_EVENT_SEGMENT:
+            var segmentPointer: UnsafePointer<GstSegment>? = nil
+            gst_event_parse_segment(event, &segmentPointer)
+            guard let segmentPointer else { return GST_PAD_PROBE_OK }
+            var segment = segmentPointer.pointee
+            let base = state.withLock { s -> UInt64? in
+                guard s.seeking, segment.format == GST_FORMAT_TIME else { return nil }
+                return s.runningEnd
+            }
+            // Running time goes on from the last frame (rate 1, so the new start maps to the base).
+            if let base { segment.base = UInt(base) }
+            self.segment = segment
+            hasSegment = true
+            let replace = base != nil
+            if replace, let moved = gst_event_new_segment(&segment) {
+                gst_event_set_seqnum(moved, gst_event_get_seqnum(event))
+                bs_probe_replace_event(info, moved)
+            }
+            return GST_PAD_PROBE_OK
+        case GST_EVENT_EOS:
+            return holdEndOfStream() ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK
+        default:
+            return GST_PAD_PROBE_OK
+        }
+    }
+
+    /// Decides, at an end of stream, whether to seek past damage (true: the end is held back).
+    private func holdEndOfStream() -> Bool {
+        var duration: Int = -1
+        let known = gst_pad_peer_query_duration(pad, GST_FORMAT_TIME, &duration) != 0 && duration > 0
+        var endedEarly: (at: UInt64, of: UInt64)? = nil
+        let hold = state.withLock { s -> Bool in
+            guard !s.finished, known, let lastEnd = s.lastEnd else { return false }
+            let total = UInt64(duration)
+            if s.seeking { s.failures += 1 }  // the last seek brought nothing
+            guard lastEnd + Self.endToleranceNs < total else { return false }
+            guard s.failures < Self.maxAttempts, s.attempts < Self.maxTotalAttempts else {
+                endedEarly = (lastEnd, total)
+                return false
+            }
+            let step = Self.firstStepNs << UInt64(s.failures)
+            let target = max(lastEnd, s.seeking ? s.target : 0) + step
+            guard target < total else {
+                endedEarly = (lastEnd, total)
+                return false
+            }
+            if !s.seeking { s.damagedFrom = lastEnd }
+            s.seeking = true
+            s.target = target
+            s.attempts += 1
+            s.seekSent = nil
+            return true
+        }
+        if hold {
+            if let parent = gst_pad_get_parent_element(pad) {
+                if let message = gst_message_new_application(
+                    bs_gst_object(parent), gst_structure_new_empty(Self.messageName))
+                {
+                    _ = gst_element_post_message(parent, message)
+                }
+                gst_object_unref(UnsafeMutableRawPointer(parent))
+            }
+        } else {
+            state.withLock {
+                $0.finished = true
+                $0.seeking = false
+            }
+            if let endedEarly {
+                report(
+                    .warning(
+                        message: "\(name): the video ends at \(Self.seconds(endedEarly.at)) of "
+                            + "\(Self.seconds(endedEarly.of)) (damaged or cut short; nothing readable after it)",
+                        source: nil))
+            }
+        }
+        return hold
+    }
+
+    /// Sends the seek the probe asked for (the bus loop's thread).
+    func seek() {
+        let target = state.withLock { s -> UInt64? in
+            guard s.seeking, !s.finished else { return nil }
+            s.seekSent = Date()
+            return s.target
+        }
+        guard let target else { return }
+        let flags = GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue | GST_SEEK_FLAG_SNAP_AFTER.rawValue
+        guard
+            let seek = gst_event_new_seek(
+                1.0, GST_FORMAT_TIME, GstSeekFlags(rawValue: flags), GST_SEEK_TYPE_SET, Int(target),
+                GST_SEEK_TYPE_NONE, -1)
+        else { return finish() }
+        // An upstream event pushed from a sink pad goes to its peer: into the source bin, to its demuxer.
+        if gst_pad_push_event(pad, seek) == 0 { finish() }
+    }
+
+    /// The run is being stopped (a signal, a stop request): its end of stream is not damage.
+    func stop() { state.withLock { $0.finished = true } }
+
+    /// Called by the bus loop: a seek that brought nothing for a while ends the stream.
+    func checkStalled() {
+        let stalled = state.withLock { s in
+            s.seeking && !s.finished && s.seekSent.map { Date().timeIntervalSince($0) > Self.stallSeconds } == true
+        }
+        if stalled { finish() }
+    }
+
+    /// Lets the stream end: the end of stream held back is sent on.
+    private func finish() {
+        let send = state.withLock { s -> Bool in
+            defer {
+                s.finished = true
+                s.seeking = false
+            }
+            return !s.finished
+        }
+        if send, let eos = gst_event_new_eos() { _ = gst_pad_send_event(pad, eos) }
+    }
+
+    static func seconds(_ ns: UInt64) -> String { String(format: "%.1f s", Double(ns) / 1e9) }
+}
