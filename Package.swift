@@ -54,14 +54,19 @@ let package = Package(
             name: "BarscopeElement",
             dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
         .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
+        // What the tests loosen under a sanitizer (scripts/test --sanitize).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CTestRTSPServer", dependencies: ["CGStreamerRTSPServer"], path: "Tests/CTestRTSPServer"),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo", "CGStreamerRTSPServer", "CTestRTSPServer"],
+            dependencies: [
+                "Barscope", "CGStreamer", "CBarscope", "CCairo", "CGStreamerRTSPServer", "CTestRTSPServer",
+                "TestSupport",
+            ],
             exclude: ["Goldens"]),
-        .testTarget(name: "CLITests", dependencies: ["Barscope"]),
+        .testTarget(name: "CLITests", dependencies: ["Barscope", "TestSupport"]),
         .testTarget(
-            name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo"],
+            name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo", "TestSupport"],
             resources: [.copy("gst-inspect-barscope.txt")]),
     ],
     swiftLanguageModes: [.v6],

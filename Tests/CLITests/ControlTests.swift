@@ -59,8 +59,16 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(lines.all[changed].utf8)) as? [String: Any])
         let region = try #require(event["region"] as? [String: Int])
         #expect(region == ["x": 0, "y": 0, "width": 320, "height": 360], "\(region)")
-        // Detections after the change lie in the left half.
-        let after = try #require(lines.waitFor(5, from: changed + 1) { $0.contains(#""event":"detection""#) })
+        // Detections of the frames from the change on lie in the left half (earlier frames still being scanned
+        // may report theirs after the change's event).
+        let changedFrame = try #require(event["frame"] as? Int)
+        let after = try #require(
+            lines.waitFor(5, from: changed + 1) { line in
+                guard line.contains(#""event":"detection""#),
+                    let d = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                else { return false }
+                return (d["frame"] as? Int ?? -1) >= changedFrame
+            })
         let d = try #require(try JSONSerialization.jsonObject(with: Data(lines.all[after].utf8)) as? [String: Any])
         let bounds = try #require(d["bounds"] as? [String: Int])
         #expect(bounds["x"]! + bounds["width"]! <= 320, "\(bounds)")

@@ -3,6 +3,7 @@ import CBarscope
 import CCairo
 import CGStreamer
 import Foundation
+import TestSupport
 import Testing
 
 /// The built plugin, libgstbarscope.so, next to the test bundle.
@@ -263,7 +264,7 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
             p.arguments = args
             var env = ProcessInfo.processInfo.environment
             env["GST_PLUGIN_PATH"] = Plugin.folder.path
-            p.environment = env
+            p.environment = Sanitizer.environment(env)
             let out = Pipe()
             p.standardOutput = out
             p.standardError = FileHandle.nullDevice

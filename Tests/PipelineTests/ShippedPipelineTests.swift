@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The shipped pipeline files run to completion as they are, with only the input and output paths overridden
@@ -46,7 +47,7 @@ import Testing
         let c = try spec(
             "rtsp-record", ["source.input=\(server.url)", "record.path=\(out)", "record.segment-seconds=1"])
         let (summary, log) = try runScan(c)
-        #expect(summary.frames >= 30)
+        #expect(summary.frames >= Sanitizer.atLeast(30))
         #expect(!Self.appeared(log).isEmpty)
         let segments = try FileManager.default.contentsOfDirectory(atPath: Media.folder.path)
             .filter { $0.hasPrefix("shipped-camera-") && $0.hasSuffix(".mkv") }
@@ -59,7 +60,7 @@ import Testing
         let server = try testRTSPServer(clip: clip)
         let c = try spec("rtsp-restream", ["source.input=\(server.url)", "rtsp.serve=127.0.0.1:0/dock"])
         let (summary, log) = try runScan(c)
-        #expect(summary.frames >= 30)
+        #expect(summary.frames >= Sanitizer.atLeast(30))
         #expect(
             log.all.contains {
                 if case .serving(let url) = $0 { return url.hasPrefix("rtsp://127.0.0.1:") }

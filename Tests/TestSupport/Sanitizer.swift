@@ -1,0 +1,27 @@
+import Foundation
+
+/// What the tests loosen when `scripts/test --sanitize KIND` runs them (it sets `BARSCOPE_SANITIZER`).
+///
+/// Why: AddressSanitizer and ThreadSanitizer run the code several times slower, so a live source drops frames that
+/// a plain build scans, and they add their own memory (shadow, quarantine), so a resident-memory bound measures them.
+/// Those runs look for memory and thread errors; the timing and memory figures are the plain run's to check.
+public enum Sanitizer {
+    /// `address`, `thread`, or nil for a plain build.
+    public static let kind = ProcessInfo.processInfo.environment["BARSCOPE_SANITIZER"]
+    public static var active: Bool { kind != nil }
+
+    /// The environment for a program not built with the sanitizer that loads our instrumented plugin
+    /// (gst-launch-1.0): the sanitizer's runtime preloaded, its own leaks not reported.
+    public static func environment(_ base: [String: String]) -> [String: String] {
+        guard active, let runtime = ProcessInfo.processInfo.environment["BARSCOPE_SANITIZER_RUNTIME"],
+            !runtime.isEmpty
+        else { return base }
+        var env = base
+        env["LD_PRELOAD"] = runtime
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+        return env
+    }
+
+    /// A lower bound on frames a live source delivers in real time: a fifth of it under a sanitizer, never zero.
+    public static func atLeast(_ frames: Int) -> Int { active ? max(1, frames / 5) : frames }
+}
