@@ -34,7 +34,6 @@ import CCairo
 import CGStreamer
 import CGStreamerVideo
 import Foundation
-import Synchronization
 
 /// Per-element state, created and freed by the GObject.
 ///
@@ -76,9 +75,9 @@ final class ElementState: @unchecked Sendable {
     var pool: ScanWorkerPool? = nil
     var poolKey: (threads: Int, symbologies: String?, engine: Engine) = (0, nil, .zbar)
     var submitted = 0
-    let delivery = Mutex(Delivery())
+    let delivery = Locked(Delivery())
     /// Region and report settings of each frame handed to the pool, by sequence number.
-    let jobs = Mutex<[Int: (region: PixelRect?, pending: Pending)]>([:])
+    let jobs = Locked<[Int: (region: PixelRect?, pending: Pending)]>([:])
     /// The element, set once at creation (it owns this state, so it outlives it).
     let filter: UnsafeMutablePointer<GstVideoFilter>?
 

@@ -1,12 +1,12 @@
+import Barscope
 import Foundation
-import Synchronization
 import Testing
 
 /// `--control -`: commands on standard input change a running pipeline (viewfinder, pause, resume, stop).
 @Suite(.serialized) struct ControlTests {
     /// The events a running child has printed so far, read on a thread of their own.
     final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
+        private let lines = Locked<[String]>([])
         init(_ handle: FileHandle) {
             let thread = Thread { [self] in
                 var pending = Data()

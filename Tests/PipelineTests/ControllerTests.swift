@@ -1,6 +1,5 @@
 import Barscope
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 

@@ -20,7 +20,7 @@ import Testing
         c.everyFrame = true
         let log = EventLog()
         let asked = Atomic<Bool>(false)
-        let runner = Mutex<ScanRunner?>(nil)
+        let runner = Locked<ScanRunner?>(nil)
         let r = ScanRunner(configuration: c) { event in
             log.append(event)
             if case .detection(let frame, _, _, _) = event, frame >= 30,

@@ -4,7 +4,6 @@ import CGStreamer
 import CGStreamerRTSPServer
 import CTestRTSPServer
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -145,7 +144,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         var producer = RunConfiguration()
         producer.input = .demo(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 0, live: true))
         producer.serveRTSP = "127.0.0.1:0/dock"  // port 0: any free one; the `serving` event gives the URL
-        let served = Mutex<String?>(nil)
+        let served = Locked<String?>(nil)
         let producerRunner = ScanRunner(configuration: producer) { e in
             if case .serving(let url) = e { served.withLock { $0 = url } }
         }
@@ -256,7 +255,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         c.recording = try Recording(path: recording)
         let log = EventLog()
         let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<String>("running")
+        let outcome = Locked<String>("running")
         let configuration = c
         let control = RunControl()
         Thread.detachNewThread {

@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The real-photo set (../shared/testdata/real-photos: 374 photographed and rendered codes with their expected
@@ -56,7 +57,8 @@ import Testing
         }
         for (format, minimum) in Self.minimumRead.sorted(by: { $0.key < $1.key }) {
             let got = read[format, default: 0]
-            #expect(got >= minimum, "\(format): \(got) < \(minimum)")
+            // Under a sanitizer the second passes' 2 s budget buys a fraction of the work: a few fewer reads.
+            #expect(got >= (Sanitizer.active ? minimum * 95 / 100 : minimum), "\(format): \(got) < \(minimum)")
             // Unexpected extra reads: the count can be raised.
             if got > minimum { print("real photos: \(format) reads \(got), above its minimum \(minimum): raise it") }
         }

@@ -1,6 +1,5 @@
 import Barscope
 import Foundation
-import Synchronization
 
 /// Test media made by the tests themselves, through real encoders, in a temporary folder per process.
 enum Media {
@@ -10,7 +9,7 @@ enum Media {
         return url
     }()
 
-    private static let made = Mutex<[String: String]>([:])
+    private static let made = Locked<[String: String]>([:])
 
     /// An H.264 MP4 of the demo scene (made once per size and length).
     /// Suites run in parallel and share clips: one is written whole before anyone reads it (a suite that asked
@@ -30,7 +29,7 @@ enum Media {
 
 /// Collects a run's events (they arrive on GStreamer's threads).
 final class EventLog: Sendable {
-    private let events = Mutex<[Event]>([])
+    private let events = Locked<[Event]>([])
     func append(_ e: Event) { events.withLock { $0.append(e) } }
     var all: [Event] { events.withLock { $0 } }
     var detections: [(frame: Int, ptsNs: UInt64?, detection: Detection)] {

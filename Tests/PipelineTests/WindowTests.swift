@@ -1,6 +1,5 @@
 import Barscope
 import Foundation
-import Synchronization
 import Testing
 
 /// A real X server for one test: Xvfb on a display nobody uses, killed (and its files removed) at the end.
@@ -32,7 +31,7 @@ final class XServer {
         log = Pipe()
         server.standardError = log
         try server.run()
-        let number = Mutex<String?>(nil)
+        let number = Locked<String?>(nil)
         let announced = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let data = ready.fileHandleForReading.availableData
@@ -154,7 +153,7 @@ func toolURL() -> URL {
         tool.standardError = FileHandle.nullDevice
         try tool.run()
         defer { if tool.isRunning { tool.terminate() } }
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         Thread.detachNewThread {
             var pending = Data()
             while true {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Writes events as JSON Lines to a file or standard output on its own thread, one whole line at a time.
 ///
@@ -11,7 +10,7 @@ public final class EventWriter: Sendable {
     private let ownsDescriptor: Bool
     private let capacity: Int
     // Sendable: the queue is guarded by the condition; the descriptor is written by the writer thread only.
-    private let state: Mutex<(lines: [String], closed: Bool, dropped: Int, reportedDrops: Int)> = Mutex(
+    private let state: Locked<(lines: [String], closed: Bool, dropped: Int, reportedDrops: Int)> = Locked(
         ([], false, 0, 0))
     private let wake = NSCondition()
     private let finished = DispatchSemaphore(value: 0)

@@ -1,7 +1,6 @@
 import CBarscope
 import CGStreamer
 import Foundation
-import Synchronization
 
 /// Goes on past a damaged stretch of a file whose demuxer gives up there.
 ///
@@ -42,7 +41,7 @@ final class SkipDamage: @unchecked Sendable {
     private let pad: UnsafeMutablePointer<GstPad>
     private let name: String
     private let report: @Sendable (Event) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The stream's current segment: the probe's streaming thread only (buffers and segments travel together).
     private var segment = GstSegment()
     private var hasSegment = false

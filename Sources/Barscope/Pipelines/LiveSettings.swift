@@ -1,10 +1,8 @@
-import Synchronization
-
 /// The settings that may change while a graph plays (decoder and overlay style), shared between the code that
 /// changes them (the runner, the controller) and the threads that use them; each change bumps a generation, and
 /// each user rebuilds what depends on it (a worker its reader, the overlay its renderer) when it sees a new one.
 ///
-/// Sendable: everything is behind a `Mutex`.
+/// Sendable: everything is behind a lock.
 public final class LiveSettings: Sendable {
     public struct Decoder: Sendable {
         public var settings: ScannerSettings
@@ -16,12 +14,12 @@ public final class LiveSettings: Sendable {
         public var generation: Int
     }
 
-    private let decoderState: Mutex<Decoder>
-    private let styleState: Mutex<Style>
+    private let decoderState: Locked<Decoder>
+    private let styleState: Locked<Style>
 
     public init(settings: ScannerSettings, engine: Engine, style: OverlayStyle) {
-        decoderState = Mutex(Decoder(settings: settings, engine: engine, generation: 0))
-        styleState = Mutex(Style(style: style, generation: 0))
+        decoderState = Locked(Decoder(settings: settings, engine: engine, generation: 0))
+        styleState = Locked(Style(style: style, generation: 0))
     }
 
     public var decoder: Decoder { decoderState.withLock { $0 } }

@@ -20,7 +20,7 @@ public struct ReconnectPolicy: Hashable, Sendable {
 /// Stops a reconnecting run from any thread: the current pipeline finishes (EOS), and no reconnection follows.
 public final class RunControl: Sendable {
     private let stopped = Atomic<Bool>(false)
-    private let current = Mutex<ScanRunner?>(nil)
+    private let current = Locked<ScanRunner?>(nil)
     public init() {}
     public func stop() {
         stopped.store(true, ordering: .relaxed)
@@ -70,7 +70,7 @@ public final class RunControl: Sendable {
         var engine: Engine? = nil
         var style: OverlayStyle? = nil
     }
-    private let changes = Mutex(Changes())
+    private let changes = Locked(Changes())
     private let paused = Atomic<Bool>(false)
 
     /// The running pipeline's progress (nil between runs).

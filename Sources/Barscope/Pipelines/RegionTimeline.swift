@@ -1,10 +1,8 @@
-import Synchronization
-
 /// The viewfinder region of every frame, decided once where the stream splits (the tee), so that the crop, the
 /// scanner's mapping back to full-frame pixels and the overlay use the same rectangle for the same frame, also
 /// while the viewfinder changes during play (at once, or moving smoothly over a few frames).
 ///
-/// Sendable: all state is behind one `Mutex`.
+/// Sendable: all state is behind one lock.
 final class RegionTimeline: Sendable {
     /// What one frame was given: its size, its region (nil = the whole frame) and the dashed secondary region
     /// inside it.
@@ -30,11 +28,11 @@ final class RegionTimeline: Sendable {
         var lastStamped: Size? = nil
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// How many stamps are kept: far more than any queue between the tee and the scanner or overlay holds.
     private static let memory = 1024
 
-    init(viewfinder: Viewfinder) { state = Mutex(State(viewfinder: viewfinder)) }
+    init(viewfinder: Viewfinder) { state = Locked(State(viewfinder: viewfinder)) }
 
     var viewfinder: Viewfinder { state.withLock { $0.viewfinder } }
     var frame: Size? { state.withLock { $0.frame } }

@@ -37,7 +37,7 @@ public enum ControllerState: Sendable, Equatable {
 /// for await event in dock.events { if case .appeared(_, _, let code, _) = event { print(code.data) } }
 /// ```
 ///
-/// Sendable: the state, the current runner and the configuration are behind `Mutex`es; the event stream's
+/// Sendable: the state, the current runner and the configuration are behind locks; the event stream's
 /// continuation is thread-safe.
 public final class ScanController: Sendable {
     public let name: String
@@ -49,12 +49,12 @@ public final class ScanController: Sendable {
     public let restart: RestartPolicy
     public let backoff: ReconnectPolicy
 
-    private let configuration: Mutex<RunConfiguration>
-    private let current = Mutex<ScanRunner?>(nil)
-    private let stateBox = Mutex<ControllerState>(.idle)
+    private let configuration: Locked<RunConfiguration>
+    private let current = Locked<ScanRunner?>(nil)
+    private let stateBox = Locked<ControllerState>(.idle)
     private let stopRequested = Atomic<Bool>(false)
     private let pausedByUser = Atomic<Bool>(false)
-    private let done = Mutex<(finished: Bool, summary: RunSummary?)>((false, nil))
+    private let done = Locked<(finished: Bool, summary: RunSummary?)>((false, nil))
     private let finishedCondition = NSCondition()
 
     /// - Parameters:
@@ -71,7 +71,7 @@ public final class ScanController: Sendable {
         self.observer = observer
         self.restart = restart
         self.backoff = backoff
-        self.configuration = Mutex(configuration)
+        self.configuration = Locked(configuration)
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(bufferLimit))
     }
 

@@ -18,13 +18,13 @@ public final class ScanRunner: Sendable {
     private let onEvent: @Sendable (Event) -> Void
     private let stopRequested = Atomic<Bool>(false)
     /// Pause (true) or resume (false) asked for, applied by the run loop.
-    private let pauseRequest = Mutex<Bool?>(nil)
+    private let pauseRequest = Locked<Bool?>(nil)
     /// The viewfinder of each frame; changes while playing go here.
     private let timeline: RegionTimeline
     /// Decoder and overlay style, changeable while playing.
     private let live: LiveSettings
     /// The pipeline while `run()` runs (for `injectError`; posting to a bus is thread-safe).
-    private let running = Mutex<PipelineHandle?>(nil)
+    private let running = Locked<PipelineHandle?>(nil)
 
     /// Asks a running graph to finish, as SIGINT does: EOS first (recordings are completed), from any thread.
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
@@ -553,7 +553,7 @@ public final class ScanRunner: Sendable {
 /// What the streaming and scanning threads share during one run.
 ///
 /// Sendable: configuration is immutable; geometry, frame numbers and the in-order delivery state (tracker
-/// included) are behind `Mutex`; `prerolled`, `crop` and `recordingCrop` are touched only by appsink's streaming
+/// included) are behind lock; `prerolled`, `crop` and `recordingCrop` are touched only by appsink's streaming
 /// thread and the caps probe respectively; the crops are borrowed from the pipeline, which outlives this context.
 final class ScanContext: @unchecked Sendable {
     struct FrameNumbers {
@@ -582,23 +582,23 @@ final class ScanContext: @unchecked Sendable {
     let frameAccurate: Bool
     /// The viewfinder region of each frame (changes while playing included).
     let timeline: RegionTimeline
-    /// The crop videocrop was last told: left, top, right, bottom (the crop probe's thread only; a Mutex for
+    /// The crop videocrop was last told: left, top, right, bottom (the crop probe's thread only; a lock for
     /// Sendable's sake).
-    let cropApplied = Mutex<PixelRect?>(nil)
+    let cropApplied = Locked<PixelRect?>(nil)
     /// A problem found on a streaming thread that must stop the run (the bus loop polls it).
-    let fatal = Mutex<BarscopeError?>(nil)
-    let numbers = Mutex(FrameNumbers())
-    let delivery: Mutex<Delivery>
+    let fatal = Locked<BarscopeError?>(nil)
+    let numbers = Locked(FrameNumbers())
+    let delivery: Locked<Delivery>
     let overlayTimeouts = Atomic<Int>(0)
     /// For the status line: frames drawn, codes seen, since when.
     let drawn = Atomic<Int>(0)
     let seen = Atomic<Int>(0)
     let started = Date()
     /// Frames (by pts) on which a code appeared, whose annotated picture `--snapshots` keeps.
-    let snapshotsDue = Mutex<[UInt64: (frame: Int, tracks: [Int])]>([:])
-    let latency = Mutex(Latency())
+    let snapshotsDue = Locked<[UInt64: (frame: Int, tracks: [Int])]>([:])
+    let latency = Locked(Latency())
     /// When the last frame reached the tee (the watchdog's clock).
-    let lastArrival = Mutex(Date())
+    let lastArrival = Locked(Date())
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
     /// Tracked mode: searches so far, and whether the half-size search finds what the full-size one does.
@@ -630,7 +630,7 @@ final class ScanContext: @unchecked Sendable {
         self.emit = emit
         // Only an overlay takes results by frame; with nothing drawn the board keeps just the newest.
         board = ResultBoard(frameAccurate: frameAccurate && configuration.draws)
-        delivery = Mutex(
+        delivery = Locked(
             Delivery(
                 tracker: Tracker(lostAfterFrames: configuration.lostAfterFrames),
                 duplicates: DuplicateFilter(policy: configuration.duplicates)))
@@ -930,7 +930,7 @@ final class ScanContext: @unchecked Sendable {
 }
 
 /// Sendable: only `postError` and the position and duration queries are made through it, and both are
-/// thread-safe in GStreamer; the context's counters are atomics and `Mutex`es.
+/// thread-safe in GStreamer; the context's counters are atomics and locks.
 struct PipelineHandle: @unchecked Sendable {
     let pipeline: Pipeline
     let context: ScanContext
