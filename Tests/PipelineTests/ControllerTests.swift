@@ -83,7 +83,7 @@ import Testing
         // (The log also holds the "paused" of the start, on the way to playing: the controller's state tells.)
         #expect(events.waitFor(5) { _ in controller.state == .paused })
         #expect(events.all.filter { $0 == .state("paused") }.count >= 2)
-        Thread.sleep(forTimeInterval: 0.3)  // what was in flight settles
+        Thread.sleep(forTimeInterval: Sanitizer.settle(0.3))  // what was in flight settles
         let before = events.count {
             if case .detection = $0 { return true }
             return false
@@ -101,7 +101,7 @@ import Testing
             if case .detection = $0 { return true }
             return false
         }
-        #expect(after > during + 10, "frames flow again after resume (\(after - during) detections)")
+        #expect(after > during + Sanitizer.atLeast(10), "frames flow again after resume (\(after - during) detections)")
         #expect(controller.stop())
         #expect(controller.state == .stopped)
     }
@@ -173,9 +173,9 @@ import Testing
         again.input = try InputSource.parse(path)
         again.viewfinder = .off
         let (replay, replayLog) = try runScan(again)
-        #expect(
-            replay.frames >= Sanitizer.atLeast(30) && abs(replay.frames - recorded) <= 2,
-            "\(replay.frames) of \(recorded)")
+        // (Under a sanitizer the live scanner drops frames it cannot keep up with; the recording keeps them all.)
+        let matches = Sanitizer.active ? replay.frames >= recorded - 2 : abs(replay.frames - recorded) <= 2
+        #expect(replay.frames >= Sanitizer.atLeast(30) && matches, "\(replay.frames) of \(recorded)")
         #expect(replayLog.all.contains(where: Self.isAppeared))
     }
 

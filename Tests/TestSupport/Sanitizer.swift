@@ -22,6 +22,9 @@ public enum Sanitizer {
         return env
     }
 
-    /// A lower bound on frames a live source delivers in real time: a fifth of it under a sanitizer, never zero.
-    public static func atLeast(_ frames: Int) -> Int { active ? max(1, frames / 5) : frames }
+    /// A lower bound on frames a live source delivers in real time: a tenth of it under a sanitizer, never zero.
+    public static func atLeast(_ frames: Int) -> Int { active ? max(1, frames / 10) : frames }
+
+    /// A wait for work in flight to settle: five times longer under a sanitizer.
+    public static func settle(_ seconds: Double) -> Double { active ? seconds * 5 : seconds }
 }

@@ -75,6 +75,9 @@ public final class RunControl: Sendable {
 
     /// The running pipeline's progress (nil between runs).
     public var progress: ScanProgress? { current.withLock { $0?.progress } }
+    func detach(_ runner: ScanRunner) {
+        current.withLock { if $0 === runner { $0 = nil } }
+    }
     func attach(_ runner: ScanRunner) {
         current.withLock { $0 = runner }
         if isStopped { runner.stop() }
@@ -118,6 +121,8 @@ extension ScanRunner {
                 onEvent(event)
             }
             control.attach(runner)
+            // Let go of the finished pipeline: the control outlives it, and its event handler may hold the control.
+            defer { control.detach(runner) }
             do {
                 let summary = try runner.run()
                 guard networked, !summary.interrupted, !control.isStopped, bs_stop_requests() == 0 else {
