@@ -19,21 +19,28 @@ enum BarEdgeRefiner {
         let y1 = min(image.height - 1, r.maxY)
         guard x1 - x0 >= 8, y1 - y0 >= 3 else { return nil }
         let src = image.base.assumingMemoryBound(to: UInt8.self)
-        var jxx = 0.0
-        var jyy = 0.0
-        var jxy = 0.0
+        // Integer sums (a gradient squared is under 2^17, a frame's worth of them far under 2^63): the same
+        // result as floating point at a third of the instructions.
+        var sxx = 0
+        var syy = 0
+        var sxy = 0
         // Every other pixel both ways: a quarter of the work, the same direction. (Sparser grids alias with the
         // bars' period and tilt the estimate: measured, 28 px off on a code at -40 degrees.)
         for y in stride(from: y0, to: y1, by: 2) {
             let row = src + y * image.stride
+            let above = row - image.stride
+            let below = row + image.stride
             for x in stride(from: x0, to: x1, by: 2) {
-                let gx = Double(Int(row[x + 1]) - Int(row[x - 1]))
-                let gy = Double(Int(row[x + image.stride]) - Int(row[x - image.stride]))
-                jxx += gx * gx
-                jyy += gy * gy
-                jxy += gx * gy
+                let gx = Int(row[x + 1]) &- Int(row[x - 1])
+                let gy = Int(below[x]) &- Int(above[x])
+                sxx &+= gx &* gx
+                syy &+= gy &* gy
+                sxy &+= gx &* gy
             }
         }
+        let jxx = Double(sxx)
+        let jyy = Double(syy)
+        let jxy = Double(sxy)
         let trace = jxx + jyy
         guard trace > 0 else { return nil }
         // Coherence: how much one direction dominates (1 for parallel bars, 0 for texture without direction).

@@ -42,9 +42,24 @@ public struct LumaImage {
             let r0 = src + 2 * y * stride
             let r1 = r0 + stride
             let o = out + y * w
-            for x in 0..<w {
+            // Sixteen source columns at a time (eight output pixels): the scalar loop cost 13 instructions a
+            // pixel under callgrind, 1.5 % of tracked mode.
+            var x = 0
+            while x + 8 <= w {
+                let a = SIMD16<UInt16>(
+                    truncatingIfNeeded: UnsafeRawPointer(r0 + 2 * x).loadUnaligned(as: SIMD16<UInt8>.self))
+                let b = SIMD16<UInt16>(
+                    truncatingIfNeeded: UnsafeRawPointer(r1 + 2 * x).loadUnaligned(as: SIMD16<UInt8>.self))
+                let rows = a &+ b
+                let sum = (rows.evenHalf &+ rows.oddHalf &+ 2) &>> 2
+                UnsafeMutableRawPointer(o + x).storeBytes(
+                    of: SIMD8<UInt8>(truncatingIfNeeded: sum), as: SIMD8<UInt8>.self)
+                x += 8
+            }
+            while x < w {
                 let sum = Int(r0[2 * x]) + Int(r0[2 * x + 1]) + Int(r1[2 * x]) + Int(r1[2 * x + 1])
                 o[x] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+                x += 1
             }
         }
     }
