@@ -34,6 +34,7 @@ import Testing
         ),
         ("[viewfinderx]\n", "[viewfinderx]: unknown section (one of decoder, display, events"),
         ("[source]\nsizes = 640x480\n", "[source] sizes: unknown key (one of input, launch, size, fps, frames, live"),
+        ("[source]\nfps = 10\n\n[viewfinder]\n[source]\nfps = 30\n", "[source] fps: given twice (lines 2 and 6)"),
         ("[source]\nfps = fast\n", "[source] fps: 'fast' is not a whole number ≥ 1"),
         ("[decoder]\nsymbologies = qrcode.enable foo.enable\n", "[decoder] symbologies: -S 'foo.enable': unknown"),
         ("[overlay]\nbox-color = green\n", "[overlay] box-color: style box-color='green': expected #RRGGBB"),

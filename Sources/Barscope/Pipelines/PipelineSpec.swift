@@ -52,20 +52,45 @@ public struct PipelineSpec: Sendable {
 
     /// Reads a pipeline file. Unknown sections and keys are errors naming file, section and key.
     public init(file path: String) throws {
-        try self.init(origin: path) { keyFile, error in
+        let text = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+        try self.init(origin: path, text: text) { keyFile, error in
             g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error)
         }
     }
 
     /// Reads pipeline-file text (the fuzzer's way in; messages name `origin` as they would the file).
     public init(text: String, origin: String) throws {
-        try self.init(origin: origin) { keyFile, error in
+        try self.init(origin: origin, text: text) { keyFile, error in
             g_key_file_load_from_data(keyFile, text, gsize(text.utf8.count), G_KEY_FILE_NONE, &error)
         }
     }
 
+    /// A key given twice in a section (a section may reopen further down): GKeyFile keeps the last silently, so a
+    /// user who edits the first sees no effect; both lines are named instead.
+    static func rejectDuplicateKeys(in text: String, origin: String) throws {
+        var section: String? = nil
+        var seen: [String: Int] = [:]
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("["), line.hasSuffix("]") {
+                section = String(line.dropFirst().dropLast())
+                continue
+            }
+            guard let section, let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let id = section + "\u{0}" + key
+            if let first = seen[id] {
+                throw BarscopeError.badValue(
+                    "\(origin): [\(Self.printable(section))] \(Self.printable(key)): given twice (lines \(first) "
+                        + "and \(index + 1))")
+            }
+            seen[id] = index + 1
+        }
+    }
+
     private init(
-        origin path: String,
+        origin path: String, text: String?,
         load: (OpaquePointer?, inout UnsafeMutablePointer<GError>?) -> gboolean
     ) throws {
         GStreamer.initialize()
@@ -77,6 +102,7 @@ public struct PipelineSpec: Sendable {
             if let error { g_error_free(error) }
             throw BarscopeError.badInput("\(path): \(Self.printable(message))")
         }
+        if let text { try Self.rejectDuplicateKeys(in: text, origin: path) }
         var groupCount: gsize = 0
         guard let groups = g_key_file_get_groups(keyFile, &groupCount) else { return }
         defer { g_strfreev(groups) }
