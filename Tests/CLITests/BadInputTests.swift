@@ -109,7 +109,7 @@ import Testing
             Case(
                 args: ["run", "rtsp://admin:s3cret@127.0.0.1:1/stream", "--quiet"],
                 stderr:
-                    "rtsp://admin:***@127.0.0.1:1/stream: cannot connect (Could not open resource for reading and writing.)",
+                    "rtsp://admin:***@127.0.0.1:1/stream: nothing listens on 127.0.0.1:1 (connection refused)",
                 within: 10),
             Case(args: ["run", "/dev/video99"], stderr: "/dev/video99: no such video device"),
             // Recordings.

@@ -504,10 +504,16 @@ public final class ScanRunner: Sendable {
         }
         if e.isNotFound && fromSource { return .badInput("\(input): not found (\(e.message))") }
         // rtspsrc's own words ("Could not open resource for reading and writing.") do not say it never connected.
-        if fromSource, e.domain == "gst-resource-error-quark", e.code == GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue,
-            case .uri(let uri, _) = configuration.input, uri.lowercased().hasPrefix("rtsp")
+        if fromSource, e.domain == "gst-resource-error-quark", case .uri(let uri, _) = configuration.input,
+            uri.lowercased().hasPrefix("rtsp")
         {
-            return .badInput("\(input): cannot connect (\(e.message))")
+            // Ask the network why: an unknown host, a closed port, an unreachable network and a silent host read
+            // alike from rtspsrc ("Could not open resource for reading and writing", "Could not read from resource").
+            if let reason = ConnectProbe.diagnose(uri: uri) { return .badInput("\(input): \(reason)") }
+            if e.code == GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue {
+                return .badInput(
+                    "\(input): the server took the connection but the stream did not open (\(e.message))")
+            }
         }
         if e.isTypeNotFound || (fromSource && e.domain == "gst-stream-error-quark") {
             return .badInput("\(input): not a video or image GStreamer can read (\(e.message))")
