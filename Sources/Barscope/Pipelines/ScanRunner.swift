@@ -121,13 +121,29 @@ public final class ScanRunner: Sendable {
     /// - Throws: ``BarscopeError`` naming the input or element at fault.
     public func run() throws -> RunSummary {
         do {
-            return try runGraph()
+            do {
+                return try runGraph()
+            } catch is NoFirstPicture {
+                // uridecodebin sometimes swallows its demuxer's error (a demuxer that fails while decodebin is
+                // still plugging it: seen 2 times in 40 on a truncated MP4); the file is opened once more.
+                do {
+                    return try runGraph()
+                } catch is NoFirstPicture {
+                    throw BarscopeError.badInput(
+                        "\(configuration.input): not a video or image GStreamer can read (no picture after "
+                            + "\(Int(Self.firstPictureSeconds)) s)")
+                }
+            }
         } catch let e as BarscopeError {
             // The event stream says why it ends, as standard error does.
             onEvent(.error(message: e.description, source: nil))
             throw e
         }
     }
+
+    /// A file that gives no picture and no error this long after it starts is opened again, once.
+    static let firstPictureSeconds = 5.0
+    private struct NoFirstPicture: Error {}
 
     private func runGraph() throws -> RunSummary {
         let c = configuration
@@ -204,6 +220,13 @@ public final class ScanRunner: Sendable {
             // The watchdog: a live source (network stream, camera, live demo) that stops sending without closing is
             // a fault.
             let watched = c.input.isLive
+            // A file or still image: its first picture comes within moments, or an error does.
+            let firstPictureWatched: Bool
+            switch c.input {
+            case .uri: firstPictureWatched = !watched
+            case .image: firstPictureWatched = true
+            default: firstPictureWatched = false
+            }
             context.lastArrival.withLock { $0 = Date() }
             // Signals received while starting count too (the handler was installed before).
             var handledSignals: Int32 = 0
@@ -258,6 +281,12 @@ public final class ScanRunner: Sendable {
                             message: "\(c.input): no frame for \(Int(c.watchdogSeconds)) s (the stream stalled)"))
                 }
                 context.skipDamage?.checkStalled()
+                if firstPictureWatched, !paused, eosDeadline == nil,
+                    Date().timeIntervalSince(start) > Self.firstPictureSeconds,
+                    context.numbers.withLock({ $0.next }) == 0
+                {
+                    throw NoFirstPicture()
+                }
                 guard let msg = pipeline.popMessage(timeoutNs: 100_000_000) else { continue }
                 defer { gst_message_unref(msg) }
                 switch bs_message_type(msg) {
