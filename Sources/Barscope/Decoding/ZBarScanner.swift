@@ -31,9 +31,7 @@ public final class ZBarScanner {
         scans = 0
         zbar_image_scanner_destroy(scanner)
         scanner = Self.make(settings)
-        let (rows, columns) = density
-        density = (1, 1)
-        setDensity(rows: rows, columns: columns)
+        applyDensity()
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
@@ -46,8 +44,12 @@ public final class ZBarScanner {
     public func setDensity(rows: Int, columns: Int) {
         guard rows != density.rows || columns != density.columns else { return }
         density = (rows, columns)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(max(0, rows)))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(max(0, columns)))
+        applyDensity()
+    }
+
+    private func applyDensity() {
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(max(0, density.rows)))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(max(0, density.columns)))
     }
 
     /// Scans a luma plane in place (zero-copy: ZBar gets the stride as the width and a crop to the real width).

@@ -15,9 +15,8 @@ import Foundation
 /// ``maxAttempts`` in a row, at the duration, or when nothing comes within ``stallSeconds``, the end of stream goes on.
 final class SkipDamage: @unchecked Sendable {
     struct State {
-        /// End of the last frame, in stream time and in running time.
+        /// End of the last frame, in stream time.
         var lastEnd: UInt64? = nil
-        var runningEnd: UInt64? = nil
         /// Between a held end of stream and the first frame the seek brings.
         var seeking = false
         var target: UInt64 = 0
@@ -28,8 +27,6 @@ final class SkipDamage: @unchecked Sendable {
         var finished = false
     }
 
-    /// GST_CLOCK_TIME_NONE (a macro Swift cannot import).
-    static let none = UInt64.max
     static let maxAttempts = 6
     static let maxTotalAttempts = 32
     static let stallSeconds = 5.0
@@ -76,15 +73,11 @@ final class SkipDamage: @unchecked Sendable {
     /// The probe (the pad's streaming thread).
     private func probe(_ info: UnsafeMutablePointer<GstPadProbeInfo>) -> GstPadProbeReturn {
         if let buffer = bs_probe_buffer(info) {
+            // GST_CLOCK_TIME_NONE is .max.
             let pts = UInt64(bs_buffer_pts(buffer))
-            guard pts != Self.none else { return GST_PAD_PROBE_OK }
+            guard pts != .max else { return GST_PAD_PROBE_OK }
             let duration = UInt64(bs_buffer_duration(buffer))
-            let end = pts + (duration == Self.none ? 0 : duration)
-            var running: UInt64? = nil
-            if hasSegment {
-                let r = UInt64(gst_segment_to_running_time(&segment, GST_FORMAT_TIME, UInt(end)))
-                if r != Self.none { running = r }
-            }
+            let end = pts + (duration == .max ? 0 : duration)
             let (resumed, repeated) = state.withLock { s -> ((from: UInt64, to: UInt64)?, Bool) in
                 // A seek that lands on frames already delivered (the key frame before the damage) is no progress.
                 if s.seeking, let lastEnd = s.lastEnd, end <= lastEnd { return (nil, true) }
@@ -96,7 +89,6 @@ final class SkipDamage: @unchecked Sendable {
                     s.damagedFrom = nil
                 }
                 s.lastEnd = max(s.lastEnd ?? 0, end)
-                if let running { s.runningEnd = running }
                 return (resumed, false)
             }
             if repeated { return GST_PAD_PROBE_DROP }
@@ -119,16 +111,18 @@ final class SkipDamage: @unchecked Sendable {
             gst_event_parse_segment(event, &segmentPointer)
             guard let segmentPointer else { return GST_PAD_PROBE_OK }
             var segment = segmentPointer.pointee
-            let base = state.withLock { s -> UInt64? in
-                guard s.seeking, segment.format == GST_FORMAT_TIME else { return nil }
-                return s.runningEnd
+            let lastEnd = state.withLock { s in s.seeking ? s.lastEnd : nil }
+            // Running time goes on from the last frame, as the segment before the damage placed it (rate 1, so
+            // the new start maps to the base).
+            var base: UInt64? = nil
+            if let lastEnd, hasSegment, segment.format == GST_FORMAT_TIME {
+                let running = UInt64(gst_segment_to_running_time(&self.segment, GST_FORMAT_TIME, UInt(lastEnd)))
+                if running != .max { base = running }
             }
-            // Running time goes on from the last frame (rate 1, so the new start maps to the base).
             if let base { segment.base = UInt(base) }
             self.segment = segment
             hasSegment = true
-            let replace = base != nil
-            if replace, let moved = gst_event_new_segment(&segment) {
+            if base != nil, let moved = gst_event_new_segment(&segment) {
                 gst_event_set_seqnum(moved, gst_event_get_seqnum(event))
                 bs_probe_replace_event(info, moved)
             }
@@ -146,19 +140,21 @@ final class SkipDamage: @unchecked Sendable {
         let known = gst_pad_peer_query_duration(pad, GST_FORMAT_TIME, &duration) != 0 && duration > 0
         var endedEarly: (at: UInt64, of: UInt64)? = nil
         let hold = state.withLock { s -> Bool in
-            guard !s.finished, known, let lastEnd = s.lastEnd else { return false }
-            let total = UInt64(duration)
-            if s.seeking { s.failures += 1 }  // the last seek brought nothing
-            guard lastEnd + Self.endToleranceNs < total else { return false }
-            guard s.failures < Self.maxAttempts, s.attempts < Self.maxTotalAttempts else {
-                endedEarly = (lastEnd, total)
+            // Not held: this end of stream goes on, and is the last.
+            func pass(endedEarlyAt at: UInt64? = nil, of total: UInt64 = 0) -> Bool {
+                if let at { endedEarly = (at, total) }
+                s.finished = true
+                s.seeking = false
                 return false
             }
+            guard !s.finished, known, let lastEnd = s.lastEnd else { return pass() }
+            let total = UInt64(duration)
+            if s.seeking { s.failures += 1 }  // the last seek brought nothing
+            guard lastEnd + Self.endToleranceNs < total else { return pass() }
             let step = Self.firstStepNs << UInt64(s.failures)
             let target = max(lastEnd, s.seeking ? s.target : 0) + step
-            guard target < total else {
-                endedEarly = (lastEnd, total)
-                return false
+            guard s.failures < Self.maxAttempts, s.attempts < Self.maxTotalAttempts, target < total else {
+                return pass(endedEarlyAt: lastEnd, of: total)
             }
             if !s.seeking { s.damagedFrom = lastEnd }
             s.seeking = true
@@ -176,18 +172,12 @@ final class SkipDamage: @unchecked Sendable {
                 }
                 gst_object_unref(UnsafeMutableRawPointer(parent))
             }
-        } else {
-            state.withLock {
-                $0.finished = true
-                $0.seeking = false
-            }
-            if let endedEarly {
-                report(
-                    .warning(
-                        message: "\(name): the video ends at \(Self.seconds(endedEarly.at)) of "
-                            + "\(Self.seconds(endedEarly.of)) (damaged or cut short; nothing readable after it)",
-                        source: nil))
-            }
+        } else if let endedEarly {
+            report(
+                .warning(
+                    message: "\(name): the video ends at \(Self.seconds(endedEarly.at)) of "
+                        + "\(Self.seconds(endedEarly.of)) (damaged or cut short; nothing readable after it)",
+                    source: nil))
         }
         return hold
     }
@@ -210,8 +200,9 @@ final class SkipDamage: @unchecked Sendable {
         if gst_pad_push_event(pad, seek) == 0 { finish() }
     }
 
-    /// The run is being stopped (a signal, a stop request): its end of stream is not damage.
-    func stop() { state.withLock { $0.finished = true } }
+    /// The run is being stopped (a signal, a stop request): its end of stream is not damage, and one held back
+    /// while a seek was under way goes on at once.
+    func stop() { finish() }
 
     /// Called by the bus loop: a seek that brought nothing for a while ends the stream.
     func checkStalled() {
@@ -221,14 +212,14 @@ final class SkipDamage: @unchecked Sendable {
         if stalled { finish() }
     }
 
-    /// Lets the stream end: the end of stream held back is sent on.
+    /// No more seeks; an end of stream held back (a seek under way) is sent on.
     private func finish() {
         let send = state.withLock { s -> Bool in
             defer {
                 s.finished = true
                 s.seeking = false
             }
-            return !s.finished
+            return s.seeking && !s.finished
         }
         if send, let eos = gst_event_new_eos() { _ = gst_pad_send_event(pad, eos) }
     }

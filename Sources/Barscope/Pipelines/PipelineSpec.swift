@@ -52,17 +52,15 @@ public struct PipelineSpec: Sendable {
 
     /// Reads a pipeline file. Unknown sections and keys are errors naming file, section and key.
     public init(file path: String) throws {
-        let text = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
-        try self.init(origin: path, text: text) { keyFile, error in
-            g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, &error)
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw BarscopeError.badInput("\(path): cannot read the file")
         }
+        try self.init(origin: path, bytes: bytes)
     }
 
     /// Reads pipeline-file text (the fuzzer's way in; messages name `origin` as they would the file).
     public init(text: String, origin: String) throws {
-        try self.init(origin: origin, text: text) { keyFile, error in
-            g_key_file_load_from_data(keyFile, text, gsize(text.utf8.count), G_KEY_FILE_NONE, &error)
-        }
+        try self.init(origin: origin, bytes: Data(text.utf8))
     }
 
     /// A key given twice in a section (a section may reopen further down): GKeyFile keeps the last silently, so a
@@ -89,20 +87,24 @@ public struct PipelineSpec: Sendable {
         }
     }
 
-    private init(
-        origin path: String, text: String?,
-        load: (OpaquePointer?, inout UnsafeMutablePointer<GError>?) -> gboolean
-    ) throws {
+    /// The file's bytes go to GLib as they are (its messages quote a bad line); the duplicate-key check reads them
+    /// as text once GLib has accepted them.
+    private init(origin path: String, bytes: Data) throws {
         GStreamer.initialize()
         let keyFile = g_key_file_new()
         defer { g_key_file_free(keyFile) }
         var error: UnsafeMutablePointer<GError>? = nil
-        guard load(keyFile, &error) != 0 else {
+        let loaded = bytes.withUnsafeBytes { raw in
+            g_key_file_load_from_data(
+                keyFile, raw.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(raw.count), G_KEY_FILE_NONE,
+                &error)
+        }
+        guard loaded != 0 else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "cannot read"
             if let error { g_error_free(error) }
             throw BarscopeError.badInput("\(path): \(Self.printable(message))")
         }
-        if let text { try Self.rejectDuplicateKeys(in: text, origin: path) }
+        try Self.rejectDuplicateKeys(in: String(decoding: bytes, as: UTF8.self), origin: path)
         var groupCount: gsize = 0
         guard let groups = g_key_file_get_groups(keyFile, &groupCount) else { return }
         defer { g_strfreev(groups) }

@@ -121,18 +121,13 @@ public final class ScanRunner: Sendable {
     /// - Throws: ``BarscopeError`` naming the input or element at fault.
     public func run() throws -> RunSummary {
         do {
-            do {
-                return try runGraph()
-            } catch is NoFirstPicture {
-                // uridecodebin sometimes swallows its demuxer's error (a demuxer that fails while decodebin is
-                // still plugging it: seen 2 times in 40 on a truncated MP4); the file is opened once more.
-                do {
-                    return try runGraph()
-                } catch is NoFirstPicture {
-                    throw BarscopeError.badInput(
-                        "\(configuration.input): not a video or image GStreamer can read (no picture after "
-                            + "\(Int(Self.firstPictureSeconds)) s)")
-                }
+            // uridecodebin sometimes swallows its demuxer's error (a demuxer that fails while decodebin is still
+            // plugging it: seen 2 times in 40 on a truncated MP4): a silent file is opened once more.
+            do { return try runGraph() } catch is NoFirstPicture {}
+            do { return try runGraph() } catch is NoFirstPicture {
+                throw BarscopeError.badInput(
+                    "\(configuration.input): not a video or image GStreamer can read (no picture after "
+                        + "\(Int(Self.firstPictureSeconds)) s)")
             }
         } catch let e as BarscopeError {
             // The event stream says why it ends, as standard error does.
@@ -220,12 +215,12 @@ public final class ScanRunner: Sendable {
             // The watchdog: a live source (network stream, camera, live demo) that stops sending without closing is
             // a fault.
             let watched = c.input.isLive
-            // A file or still image: its first picture comes within moments, or an error does.
-            let firstPictureWatched: Bool
+            // A file or still image: its first picture comes within moments, or an error does (the same clock,
+            // counting from the start, until a picture has come).
+            var awaitingPicture: Bool
             switch c.input {
-            case .uri: firstPictureWatched = !watched
-            case .image: firstPictureWatched = true
-            default: firstPictureWatched = false
+            case .uri, .image: awaitingPicture = !watched
+            default: awaitingPicture = false
             }
             context.lastArrival.withLock { $0 = Date() }
             // Signals received while starting count too (the handler was installed before).
@@ -272,21 +267,20 @@ public final class ScanRunner: Sendable {
                     // A paused stream sends nothing: the watchdog counts from the resume.
                     context.lastArrival.withLock { $0 = Date() }
                 }
-                if watched, !paused, eosDeadline == nil,
-                    context.lastArrival.withLock({ Date().timeIntervalSince($0) }) > c.watchdogSeconds
-                {
-                    throw BarscopeError.pipeline(
-                        GStreamerError(
-                            domain: "barscope", code: 0,
-                            message: "\(c.input): no frame for \(Int(c.watchdogSeconds)) s (the stream stalled)"))
+                if watched || awaitingPicture, !paused, eosDeadline == nil {
+                    let silent = context.lastArrival.withLock { Date().timeIntervalSince($0) }
+                    if watched, silent > c.watchdogSeconds {
+                        throw BarscopeError.pipeline(
+                            GStreamerError(
+                                domain: "barscope", code: 0,
+                                message: "\(c.input): no frame for \(Int(c.watchdogSeconds)) s (the stream stalled)"))
+                    }
+                    if awaitingPicture {
+                        awaitingPicture = context.numbers.withLock { $0.next } == 0
+                        if awaitingPicture, silent > Self.firstPictureSeconds { throw NoFirstPicture() }
+                    }
                 }
                 context.skipDamage?.checkStalled()
-                if firstPictureWatched, !paused, eosDeadline == nil,
-                    Date().timeIntervalSince(start) > Self.firstPictureSeconds,
-                    context.numbers.withLock({ $0.next }) == 0
-                {
-                    throw NoFirstPicture()
-                }
                 guard let msg = pipeline.popMessage(timeoutNs: 100_000_000) else { continue }
                 defer { gst_message_unref(msg) }
                 switch bs_message_type(msg) {
