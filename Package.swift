@@ -41,7 +41,7 @@ let package = Package(
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
                 "CQREncode", "CBarscope", "CZXingReader",
             ]),
-        .executableTarget(name: "barscope", dependencies: ["Barscope"]),
+        .executableTarget(name: "barscope", dependencies: ["Barscope", "CBarscope"]),
         // Fuzz targets: under libFuzzer with scripts/fuzz (-sanitize=fuzzer -DLIBFUZZER); built plainly, it replays
         // inputs (a corpus, a crash file) through the same targets.
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),

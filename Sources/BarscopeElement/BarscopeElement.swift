@@ -35,27 +35,19 @@ import CGStreamer
 import CGStreamerVideo
 import Foundation
 
-/// Per-element state, created and freed by the GObject.
+/// Per-element runtime state, made in the element's start() and freed in its stop().
 ///
 /// Sendable: `scanner`, the parsed settings, `grey` and `submitted` are used only from the streaming thread
-/// (transform_frame_ip calls are serialized); the tracker and the in-order delivery are behind `delivery`;
+/// (transform_frame_ip calls are serialized); the sequencer (tracker and in-order delivery) is behind `delivery`;
 /// `pool` is made on the streaming thread and drained from the streaming or state-change thread.
 final class ElementState: @unchecked Sendable {
     /// What a frame's messages need once its scan is done.
     /// Sendable: the sample is owned by this value, handed between threads, and released once after posting.
     struct Pending: @unchecked Sendable {
-        var detections: [Detection]
         var message: Bool
         var cache: Bool
         var attachFrame: Bool
         var sample: OpaquePointer?  // keeps the buffer alive until its messages are posted (async path)
-    }
-    /// Sendable: only ever touched inside `delivery`'s lock.
-    struct Delivery: @unchecked Sendable {
-        var next = 0
-        var waiting: [Int: Pending] = [:]
-        var frameNumber = 0
-        let tracker = Tracker(lostAfterFrames: 5)
     }
 
     var scanner = BarcodeReader()
@@ -75,9 +67,10 @@ final class ElementState: @unchecked Sendable {
     var pool: ScanWorkerPool? = nil
     var poolKey: (threads: Int, symbologies: String?, engine: Engine) = (0, nil, .zbar)
     var submitted = 0
-    let delivery = Locked(Delivery())
-    /// Region and report settings of each frame handed to the pool, by sequence number.
-    let jobs = Locked<[Int: (region: PixelRect?, pending: Pending)]>([:])
+    /// Results back in frame order through the tracker: the same sequencer as the tool's runs.
+    let delivery = Locked(ResultSequencer<Pending>(lostAfterFrames: 5))
+    /// Region of each frame handed to the pool, by sequence number.
+    let regions = Locked<[Int: PixelRect?]>([:])
     /// The element, set once at creation (it owns this state, so it outlives it).
     let filter: UnsafeMutablePointer<GstVideoFilter>?
 
@@ -85,6 +78,7 @@ final class ElementState: @unchecked Sendable {
 
     deinit { pool?.stop() }
 
+    /// Takes the settings that changed (their strings are only given when the generation moved).
     func configure(_ s: BarscopeSettings) {
         let symbologiesText = s.symbologies.map { String(cString: $0) }
         if symbologiesText != symbologies {
@@ -118,9 +112,9 @@ final class ElementState: @unchecked Sendable {
 
     func process(
         _ filter: UnsafeMutablePointer<GstVideoFilter>, _ frame: UnsafeMutablePointer<GstVideoFrame>,
-        _ s: BarscopeSettings
+        _ s: BarscopeSettings, changed: Bool
     ) -> Bool {
-        configure(s)
+        if changed { configure(s) }
         let width = Int(bs_frame_width(frame))
         let height = Int(bs_frame_height(frame))
         guard width > 0, height > 0, let plane = bs_frame_plane_data(frame, 0) else { return false }
@@ -133,11 +127,13 @@ final class ElementState: @unchecked Sendable {
         let isRGB = format == GST_VIDEO_FORMAT_BGRx || format == GST_VIDEO_FORMAT_BGRA
         let hasLuma = bs_format_has_luma_plane(format) != 0
         guard isRGB || hasLuma else { return false }
-        let pending = Pending(
-            detections: [], message: s.message != 0, cache: s.cache != 0, attachFrame: s.attach_frame != 0, sample: nil)
+        let pending = Pending(message: s.message != 0, cache: s.cache != 0, attachFrame: s.attach_frame != 0, sample: nil)
+        // Drawing is decided by how the frame was mapped, not by the property (which may flip meanwhile): a frame
+        // passed through read-only is never written.
+        let draws = s.draw != 0 && isRGB && barscope_frame_is_writable(frame) != 0
 
         let threads = s.threads == 0 ? ProcessInfo.processInfo.activeProcessorCount : Int(s.threads)
-        if threads > 1 && s.draw == 0 && hasLuma {
+        if threads > 1 && !draws && hasLuma {
             // Asynchronous: the frame goes on at once; a worker scans it and its messages follow in order.
             if pool == nil || poolKey.threads != threads || poolKey.symbologies != symbologies
                 || poolKey.engine != engine
@@ -155,7 +151,10 @@ final class ElementState: @unchecked Sendable {
             guard let sample else { return false }
             let sequence = submitted
             submitted += 1
-            jobs.withLock { $0[sequence] = (region, pending) }
+            var queued = pending
+            queued.sample = gst_sample_ref(sample)
+            regions.withLock { $0[sequence] = region }
+            pending_.withLock { $0[sequence] = queued }
             pool?.submit(ScanWorkerPool.Job(sequence: sequence, frame: sequence, ptsNs: nil, sample: sample))
             return true
         }
@@ -168,10 +167,11 @@ final class ElementState: @unchecked Sendable {
             let luma = LumaImage(base: UnsafeRawPointer(plane), width: width, height: height, stride: stride)
             detections = luma.cropped(to: area).map { scanner.read($0, mapping: mapping, viewfinder: region) } ?? []
         }
-        var now = pending
-        now.detections = detections
-        report(now, buffer: frame.pointee.buffer)
-        if s.draw != 0 && isRGB {
+        let ready = delivery.withLock { d in
+            d.addNow(frame: -1, ptsNs: nil, detections: detections, payload: pending)
+        }
+        post(ready, buffer: frame.pointee.buffer)
+        if draws {
             let surface = cairo_image_surface_create_for_data(
                 plane, format == GST_VIDEO_FORMAT_BGRA ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24, Int32(width),
                 Int32(height), Int32(stride))
@@ -185,26 +185,27 @@ final class ElementState: @unchecked Sendable {
         return true
     }
 
-    /// A scanning thread: scan the frame's region, then post every frame that is ready, in order.
+    /// What each queued frame's messages need, by sequence number.
+    let pending_ = Locked<[Int: Pending]>([:])
+
+    /// A scanning thread: scan the frame's region, then post every frame that is ready, in order. Posting happens
+    /// under the sequencer's lock: messages must leave in frame order, and posting to the bus does not call back.
     func scanQueued(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
-        guard let entry = jobs.withLock({ $0.removeValue(forKey: job.sequence) }) else { return }
-        let region = entry.region
+        guard let region = regions.withLock({ $0.removeValue(forKey: job.sequence) }),
+            let pending = pending_.withLock({ $0.removeValue(forKey: job.sequence) })
+        else { return }
         let mapping = CropMapping(region: region)
-        var pending = entry.pending
-        pending.detections =
-            withLumaPlane(of: job.sample) { luma, _ in
+        let detections: [Detection] =
+            withLumaPlane(of: job.sample) { luma, _ -> [Detection] in
                 let area = region.flatMap { luma.cropped(to: $0) } ?? luma
                 return scanner.read(area, mapping: mapping, viewfinder: region)
             } ?? []
-        pending.sample = gst_sample_ref(job.sample)
         delivery.withLock { d in
-            d.waiting[job.sequence] = pending
-            while let ready = d.waiting.removeValue(forKey: d.next) {
-                d.next += 1
-                if let sample = ready.sample, let buffer = gst_sample_get_buffer(sample) {
-                    post(ready, buffer: buffer, delivery: &d)
-                }
-                if let sample = ready.sample { gst_sample_unref(sample) }
+            let ready = d.add(
+                .init(sequence: job.sequence, frame: -1, ptsNs: nil, detections: detections, payload: pending))
+            for r in ready {
+                if let sample = r.payload.sample, let buffer = gst_sample_get_buffer(sample) { post(r, buffer: buffer) }
+                if let sample = r.payload.sample { gst_sample_unref(sample) }
             }
         }
     }
@@ -212,25 +213,13 @@ final class ElementState: @unchecked Sendable {
     /// Every frame handed to the pool has been reported.
     func drain() { pool?.waitIdle() }
 
-    private func report(_ pending: Pending, buffer: UnsafeMutablePointer<GstBuffer>) {
-        delivery.withLock { d in
-            d.next = max(d.next, submitted)  // synchronous frames take no sequence number
-            post(pending, buffer: buffer, delivery: &d)
-        }
-    }
-
-    private func post(_ p: Pending, buffer: UnsafeMutablePointer<GstBuffer>, delivery d: inout Delivery) {
-        let (ids, events) = d.tracker.update(frame: d.frameNumber, ptsNs: nil, detections: p.detections)
-        d.frameNumber += 1
+    private func post(_ r: ResultSequencer<Pending>.Delivered, buffer: UnsafeMutablePointer<GstBuffer>) {
+        let p = r.payload
         guard p.message, let filter else { return }
-        var report = Array(zip(p.detections, ids))
+        var report = Array(zip(r.detections, r.tracks))
         if p.cache {
             // Like the stock element's cache: a code is reported when it appears, not on every frame.
-            let fresh = Set(
-                events.compactMap { e -> Int? in
-                    if case .appeared(_, _, _, let id) = e { return id }
-                    return nil
-                })
+            let fresh = Set(r.appeared)
             report = report.filter { fresh.contains($0.1) }
         }
         for (det, _) in report {
@@ -286,11 +275,11 @@ public func barscopeSwiftFree(_ handle: UnsafeMutableRawPointer?) {
 @_cdecl("barscope_swift_process")
 public func barscopeSwiftProcess(
     _ handle: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstVideoFilter>?,
-    _ frame: UnsafeMutablePointer<GstVideoFrame>?, _ settings: UnsafePointer<BarscopeSettings>?
+    _ frame: UnsafeMutablePointer<GstVideoFrame>?, _ settings: UnsafePointer<BarscopeSettings>?, _ changed: gboolean
 ) -> gboolean {
     guard let handle, let filter, let frame, let settings else { return 0 }
     let state = Unmanaged<ElementState>.fromOpaque(handle).takeUnretainedValue()
-    return state.process(filter, frame, settings.pointee) ? 1 : 0
+    return state.process(filter, frame, settings.pointee, changed: changed != 0) ? 1 : 0
 }
 
 @_cdecl("barscope_swift_drain")

@@ -12,12 +12,30 @@ gboolean bs_has_property(gpointer o, const char *n) {
     return g_object_class_find_property(G_OBJECT_GET_CLASS(o), n) != NULL;
 }
 
-gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data) {
-    return g_signal_connect(overlay, "draw", G_CALLBACK(callback), data);
+gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(overlay, "draw", G_CALLBACK(callback), data, destroy, 0);
 }
 
-gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data) {
-    return g_signal_connect(uridecodebin, "source-setup", G_CALLBACK(callback), data);
+gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data,
+                              GClosureNotify destroy) {
+    return g_signal_connect_data(uridecodebin, "source-setup", G_CALLBACK(callback), data, destroy, 0);
+}
+
+static GstStaticCaps frame_caps = GST_STATIC_CAPS("timestamp/x-barscope-frame");
+
+void bs_buffer_set_frame_number(GstBuffer *b, guint64 number) {
+    GstCaps *caps = gst_static_caps_get(&frame_caps);
+    GstReferenceTimestampMeta *m = gst_buffer_get_reference_timestamp_meta(b, caps);
+    if (m) m->timestamp = number;
+    else gst_buffer_add_reference_timestamp_meta(b, caps, number, GST_CLOCK_TIME_NONE);
+    gst_caps_unref(caps);
+}
+
+gint64 bs_buffer_frame_number(GstBuffer *b) {
+    GstCaps *caps = gst_static_caps_get(&frame_caps);
+    GstReferenceTimestampMeta *m = gst_buffer_get_reference_timestamp_meta(b, caps);
+    gst_caps_unref(caps);
+    return m ? (gint64)m->timestamp : -1;
 }
 
 static volatile sig_atomic_t stop_requests = 0;

@@ -9,7 +9,8 @@
 typedef struct {
     GstVideoFilter parent;
     BarscopeSettings settings; // guarded by the object lock
-    void *swift;               // the Swift state: scanners, tracker, renderer
+    void *swift;               // the Swift state (scanners, tracker, renderer): made in start(), freed in stop()
+    guint seen_generation;     // the settings' generation the Swift state last took (streaming thread only)
 } GstBarscope;
 
 typedef struct {
@@ -73,6 +74,7 @@ static void gst_barscope_set_property(GObject *object, guint id, const GValue *v
         GST_OBJECT_LOCK(self);
         g_free(*target);
         *target = g_strdup(text);
+        self->settings.generation++;
         GST_OBJECT_UNLOCK(self);
         return;
     }
@@ -85,6 +87,7 @@ static void gst_barscope_set_property(GObject *object, guint id, const GValue *v
     case PROP_THREADS: self->settings.threads = g_value_get_uint(value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
     }
+    self->settings.generation++;
     gboolean draw = self->settings.draw;
     GST_OBJECT_UNLOCK(self);
     if (id == PROP_DRAW) gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), !draw);
@@ -112,13 +115,22 @@ static void gst_barscope_get_property(GObject *object, guint id, GValue *value, 
 
 static GstFlowReturn gst_barscope_transform_frame_ip(GstVideoFilter *filter, GstVideoFrame *frame) {
     GstBarscope *self = (GstBarscope *)filter;
+    if (!self->swift) return GST_FLOW_OK; // not started: nothing to scan with
     BarscopeSettings snapshot;
     GST_OBJECT_LOCK(self);
-    settings_copy(&self->settings, &snapshot);
+    gboolean changed = self->settings.generation != self->seen_generation;
+    if (changed) {
+        settings_copy(&self->settings, &snapshot);
+        self->seen_generation = self->settings.generation;
+    } else {
+        snapshot = self->settings; // the scalars; the strings are not read when unchanged
+        snapshot.viewfinder = snapshot.insets = snapshot.region = NULL;
+        snapshot.symbologies = snapshot.style = snapshot.engine = NULL;
+    }
     GST_OBJECT_UNLOCK(self);
-    if (!barscope_swift_process(self->swift, filter, frame, &snapshot))
+    if (!barscope_swift_process(self->swift, filter, frame, &snapshot, changed))
         GST_DEBUG_OBJECT(self, "frame not scanned"); // one bad frame is not an error: the stream goes on
-    barscope_settings_clear(&snapshot);
+    if (changed) barscope_settings_clear(&snapshot);
     return GST_FLOW_OK;
 }
 
@@ -131,8 +143,22 @@ static gboolean gst_barscope_sink_event(GstBaseTransform *base, GstEvent *event)
     return GST_BASE_TRANSFORM_CLASS(gst_barscope_parent_class)->sink_event(base, event);
 }
 
+// Runtime state (the scanning threads, the tracker) lives from start to stop, as a gst-plugins-rs element's State:
+// an element that is made and never started costs nothing, and a restart begins clean.
+static gboolean gst_barscope_start(GstBaseTransform *base) {
+    GstBarscope *self = (GstBarscope *)base;
+    self->swift = barscope_swift_new(GST_VIDEO_FILTER(self));
+    GST_OBJECT_LOCK(self);
+    self->seen_generation = self->settings.generation - 1; // the first frame takes every setting
+    GST_OBJECT_UNLOCK(self);
+    return TRUE;
+}
+
 static gboolean gst_barscope_stop(GstBaseTransform *base) {
-    barscope_swift_drain(((GstBarscope *)base)->swift);
+    GstBarscope *self = (GstBarscope *)base;
+    barscope_swift_drain(self->swift);
+    barscope_swift_free(self->swift);
+    self->swift = NULL;
     return TRUE;
 }
 
@@ -149,7 +175,7 @@ static void gst_barscope_init(GstBarscope *self) {
     self->settings.insets = g_strdup("20");
     self->settings.engine = g_strdup("zbar");
     self->settings.threads = 1;
-    self->swift = barscope_swift_new(GST_VIDEO_FILTER(self));
+    self->swift = NULL;
     gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
 }
@@ -212,6 +238,7 @@ static void gst_barscope_class_init(GstBarscopeClass *klass) {
     gst_caps_unref(caps);
     filter_class->transform_frame_ip = gst_barscope_transform_frame_ip;
     GST_BASE_TRANSFORM_CLASS(klass)->sink_event = gst_barscope_sink_event;
+    GST_BASE_TRANSFORM_CLASS(klass)->start = gst_barscope_start;
     GST_BASE_TRANSFORM_CLASS(klass)->stop = gst_barscope_stop;
 }
 

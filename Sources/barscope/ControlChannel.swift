@@ -10,17 +10,12 @@ import Foundation
 ///
 /// A command that cannot work is reported as a `warning` event naming it; the run goes on.
 final class ControlChannel: Sendable {
-    private let control: RunControl
-    private let configuration: RunConfiguration
+    private let controller: ScanController
     private let report: @Sendable (Event) -> Void
 
-    init(
-        path: String, control: RunControl, configuration: RunConfiguration, report: @escaping @Sendable (Event) -> Void
-    )
-        throws
-    {
-        self.control = control
-        self.configuration = configuration
+    /// - Parameter report: where a command's problem goes (the event stream), as a `warning`.
+    init(path: String, controller: ScanController, report: @escaping @Sendable (Event) -> Void) throws {
+        self.controller = controller
         self.report = report
         if path != "-" && !FileManager.default.fileExists(atPath: path) {
             throw BarscopeError.badInput("\(path): no such control file (make one with mkfifo)")
@@ -53,9 +48,9 @@ final class ControlChannel: Sendable {
         words.removeFirst()
         do {
             switch command {
-            case "pause": control.pause()
-            case "resume": control.resume()
-            case "stop": control.stop()
+            case "pause": controller.pause()
+            case "resume": controller.resume()
+            case "stop": controller.requestStop()
             case "viewfinder", "region":
                 var frames = 0
                 if let i = words.firstIndex(of: "animate"), i + 1 < words.count, let n = Int(words[i + 1]), n >= 0 {
@@ -63,21 +58,21 @@ final class ControlChannel: Sendable {
                     words.removeSubrange(i...(i + 1))
                 }
                 guard words.count == 1 else { throw BarscopeError.badValue("expected one value") }
-                let current = configuration.viewfinder
+                let current = controller.settings.values.viewfinder
                 let v =
                     command == "region"
                     ? try Viewfinder.parse(aspect: "off", region: words[0])
                     : try Viewfinder.parse(aspect: words[0], insets: current.minimumInset.description)
-                try control.setViewfinder(v, animationFrames: frames)
+                try controller.setViewfinder(v, animationFrames: frames)
             case "symbologies":
-                control.setDecoder(try ScannerSettings(words.map { $0.hasPrefix("-S") ? String($0.dropFirst(2)) : $0 }))
+                controller.setDecoder(
+                    try ScannerSettings(words.map { $0.hasPrefix("-S") ? String($0.dropFirst(2)) : $0 }))
             case "engine":
                 guard words.count == 1 else { throw BarscopeError.badValue("expected zbar, zxing or both") }
-                control.setEngine(try Engine.parse(words[0]))
+                controller.setDecoder(engine: try Engine.parse(words[0]))
             case "style":
-                var style = configuration.style
-                try style.apply(words.joined(separator: ";"))
-                control.setStyle(style)
+                // On the current style: successive `style` commands add up.
+                try controller.settings.updateStyle { try $0.apply(words.joined(separator: ";")) }
             default:
                 throw BarscopeError.badValue(
                     "unknown command (viewfinder, region, symbologies, engine, style, pause, resume, stop)")

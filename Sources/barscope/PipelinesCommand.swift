@@ -33,7 +33,7 @@ enum PipelinesCommand {
             var spec = try PipelineSpec(file: file)
             try spec.set("source", "input", "demo", origin: "validate")  // the input is checked when it runs
             let (configuration, _) = try spec.configuration()
-            do { try ScanRunner.checkGraph(configuration) } catch let e as BarscopeError {
+            do { try configuration.checkGraph() } catch let e as BarscopeError {
                 throw BarscopeError.badValue(
                     e.description.hasPrefix(file) ? e.description : "\(file): \(e.description)")
             }

@@ -5,8 +5,8 @@ import Foundation
 /// stream has a duration: position / duration, frames per second, codes found); otherwise a plain line every
 /// few seconds, for logs. Standard output stays for events.
 final class ProgressLine: @unchecked Sendable {
-    // Sendable: `running` and the line's width are touched under `lock`; the thread only reads the control.
-    private let control: RunControl
+    // Sendable: `running` and the line's width are touched under `lock`; the source is behind its own lock.
+    private let source = Locked<(@Sendable () -> ScanProgress?)?>(nil)
     private let terminal: Bool
     private let interval: Double
     private let lock = NSLock()
@@ -14,14 +14,17 @@ final class ProgressLine: @unchecked Sendable {
     private var drawn = false
     private let finished = DispatchSemaphore(value: 0)
 
-    init(control: RunControl, terminal: Bool = isatty(STDERR_FILENO) == 1) {
-        self.control = control
+    init(terminal: Bool = isatty(STDERR_FILENO) == 1) {
         self.terminal = terminal
         interval = terminal ? 0.25 : 5
         let thread = Thread { [self] in loop() }
         thread.name = "barscope-progress"
         thread.start()
     }
+
+    /// Where the progress comes from (the controller, held weakly by the caller's closure: the controller's
+    /// observer holds this line).
+    func follow(_ progress: @escaping @Sendable () -> ScanProgress?) { source.withLock { $0 = progress } }
 
     /// Stops drawing and clears the line, before the summary is printed.
     func end() {
@@ -52,7 +55,7 @@ final class ProgressLine: @unchecked Sendable {
             guard go else { return }
             guard Date() >= next else { continue }
             next = Date(timeIntervalSinceNow: interval)
-            guard let p = control.progress, p.frames > 0 else { continue }
+            guard let p = source.withLock({ $0 })?(), p.frames > 0 else { continue }
             let text = Self.describe(p, barWidth: terminal ? 24 : 0)
             lock.lock()
             if running {

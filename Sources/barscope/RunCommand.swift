@@ -110,21 +110,30 @@ enum RunCommand {
         }
         let (c, eventsPath) = try spec.configuration()
 
-        let writer = try EventWriter(path: eventsPath)
+        // A file (and any source that is not live) waits for its events' reader: nothing is dropped. Only a live
+        // source feeding a reader that does not read drops events, counted on the summary line.
+        let writer = try EventWriter(path: eventsPath, whenFull: c.input.isLive ? .drop : .wait)
         StopSignals.install()
-        let control = RunControl()
-        let progress = quiet ? nil : ProgressLine(control: control)
+        let progress = quiet ? nil : ProgressLine()
+        // One supervisor for every run: RTSP streams reconnect once they have played (a stream that never played is
+        // a mistake in the URI and fails at once); other sources end with their stream.
+        let controller = ScanController(
+            name: "run", configuration: c, restart: .onError, backoff: reconnect,
+            condition: .networkStreamsThatPlayed
+        ) { event in
+            writer.write(event)
+            // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
+            if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
+        }
+        progress?.follow { [weak controller] in controller?.progress }
+        StopSignals.watch(controller) { writer.abandon() }
         let channel = try controlPath.map {
-            try ControlChannel(path: $0, control: control, configuration: c) { writer.write($0) }
+            try ControlChannel(path: $0, controller: controller) { writer.write($0) }
         }
         defer { withExtendedLifetime(channel) {} }
         let summary: RunSummary
         do {
-            summary = try ScanRunner.runReconnecting(c, policy: reconnect, control: control) { event in
-                writer.write(event)
-                // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
-                if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
-            }
+            summary = try controller.run()
         } catch {
             progress?.end()
             writer.close()

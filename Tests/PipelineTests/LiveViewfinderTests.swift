@@ -20,8 +20,8 @@ import Testing
         c.everyFrame = true
         let log = EventLog()
         let asked = Atomic<Bool>(false)
-        let runner = Locked<ScanRunner?>(nil)
-        let r = ScanRunner(configuration: c) { event in
+        let runner = Locked<ScanController?>(nil)
+        let r = ScanController(name: "viewfinder", configuration: c) { event in
             log.append(event)
             if case .detection(let frame, _, _, _) = event, frame >= 30,
                 asked.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged

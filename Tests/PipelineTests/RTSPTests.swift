@@ -145,7 +145,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         producer.input = .demo(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 0, live: true))
         producer.serveRTSP = "127.0.0.1:0/dock"  // port 0: any free one; the `serving` event gives the URL
         let served = Locked<String?>(nil)
-        let producerRunner = ScanRunner(configuration: producer) { e in
+        let producerRunner = ScanController(name: "producer", configuration: producer) { e in
             if case .serving(let url) = e { served.withLock { $0 = url } }
         }
         let producerDone = DispatchSemaphore(value: 0)
@@ -165,7 +165,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         client.input = try InputSource.parse(url)
         client.rtspTransport = "tcp"
         let log = EventLog()
-        let clientRunner = ScanRunner(configuration: client) { log.append($0) }
+        let clientRunner = ScanController(name: "client", configuration: client) { log.append($0) }
         let clientDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             _ = try? clientRunner.run()
@@ -196,17 +196,17 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         c.input = try InputSource.parse(server.url)
         c.rtspTransport = "tcp"
         let log = EventLog()
-        let control = RunControl()
+        let control = ScanController(
+            name: "stalled", configuration: c, restart: .onError,
+            backoff: ReconnectPolicy(initialDelay: 1, maxAttempts: 3), condition: .networkStreamsThatPlayed
+        ) { log.append($0) }
         let done = DispatchSemaphore(value: 0)
-        let configuration = c
         Thread.detachNewThread {
-            _ = try? ScanRunner.runReconnecting(
-                configuration, policy: ReconnectPolicy(initialDelay: 1, maxAttempts: 3), control: control
-            ) { log.append($0) }
+            _ = try? control.run()
             done.signal()
         }
         defer {
-            control.stop()
+            control.requestStop()
             _ = done.wait(timeout: .now() + 20)
         }
         for _ in 0..<100 where !log.all.map(\.name).contains("appeared") { Thread.sleep(forTimeInterval: 0.1) }
@@ -256,13 +256,13 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         let log = EventLog()
         let done = DispatchSemaphore(value: 0)
         let outcome = Locked<String>("running")
-        let configuration = c
-        let control = RunControl()
+        let control = ScanController(
+            name: "reconnect", configuration: c, restart: .onError,
+            backoff: ReconnectPolicy(initialDelay: 1, maxAttempts: 8), condition: .networkStreamsThatPlayed
+        ) { log.append($0) }
         Thread.detachNewThread {
             do {
-                _ = try ScanRunner.runReconnecting(
-                    configuration, policy: ReconnectPolicy(initialDelay: 1, maxAttempts: 8), control: control
-                ) { log.append($0) }
+                _ = try control.run()
                 outcome.withLock { $0 = "ended" }
             } catch {
                 outcome.withLock { $0 = "failed: \(error)" }
@@ -282,7 +282,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             Thread.sleep(forTimeInterval: 0.1)
         }
         Thread.sleep(forTimeInterval: 1.5)  // a second and a half recorded after the outage
-        control.stop()
+        control.requestStop()
         #expect(done.wait(timeout: .now() + 20) == .success, "the run stops when asked")
         #expect(outcome.withLock { $0 } == "ended", "\(outcome.withLock { $0 })")
         let names = log.all.map(\.name)

@@ -43,7 +43,7 @@ final class EventLog: Sendable {
 /// Runs the scan graph and returns its events.
 func runScan(_ c: RunConfiguration) throws -> (RunSummary, EventLog) {
     let log = EventLog()
-    let summary = try ScanRunner(configuration: c) { log.append($0) }.run()
+    let summary = try ScanController(name: "test", configuration: c) { log.append($0) }.run()
     return (summary, log)
 }
 

@@ -2,24 +2,38 @@ import Foundation
 
 /// Writes events as JSON Lines to a file or standard output on its own thread, one whole line at a time.
 ///
-/// Producers (streaming and scanning threads) never wait for the reader: lines go into a bounded queue, and when a
-/// slow consumer (a pipe nobody reads) lets it fill, new events are dropped and counted; the count is reported
-/// in a `warning` line once the reader catches up, and by `dropped`.
+/// Lines go into a bounded queue. When a slow reader lets it fill, `whenFull` decides: `.wait` (files, and any
+/// source that is not live) makes the producer wait, so nothing is lost and the scan slows to the reader's pace;
+/// `.drop` (a live source, whose video must not wait) drops new events and counts them, reported in a `warning`
+/// line once the reader catches up, and by `dropped`.
 public final class EventWriter: Sendable {
+    public enum WhenFull: Sendable {
+        case wait
+        case drop
+    }
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let capacity: Int
+    private let whenFull: WhenFull
     // Sendable: the queue is guarded by the condition; the descriptor is written by the writer thread only.
-    private let state: Locked<(lines: [String], closed: Bool, dropped: Int, reportedDrops: Int)> = Locked(
-        ([], false, 0, 0))
+    private struct State {
+        var lines: [String] = []
+        var closed = false
+        var abandoned = false
+        var dropped = 0
+        var reportedDrops = 0
+    }
+    private let state = Locked(State())
     private let wake = NSCondition()
+    /// Producers waiting for room (`.wait`).
+    private let space = NSCondition()
     private let finished = DispatchSemaphore(value: 0)
 
     /// - Parameters:
     ///   - path: a file to create, or `-` for standard output.
     ///   - capacity: lines held for a slow reader before new ones are dropped.
     /// - Throws: ``BarscopeError/badInput`` when the file cannot be created.
-    public init(path: String, capacity: Int = 4096) throws {
+    public init(path: String, capacity: Int = 4096, whenFull: WhenFull = .wait) throws {
         if path == "-" {
             fd = STDOUT_FILENO
             ownsDescriptor = false
@@ -32,6 +46,7 @@ public final class EventWriter: Sendable {
             ownsDescriptor = true
         }
         self.capacity = max(1, capacity)
+        self.whenFull = whenFull
         let thread = Thread { [self] in self.drain() }
         thread.name = "barscope-events"
         thread.start()
@@ -42,9 +57,15 @@ public final class EventWriter: Sendable {
 
     public func write(_ event: Event) {
         let line = event.jsonLine + "\n"
+        space.lock()
+        while whenFull == .wait, state.withLock({ $0.lines.count >= capacity && !$0.closed }) { space.wait() }
+        space.unlock()
         let queued = state.withLock { s -> Bool in
-            guard !s.closed else { return false }
-            guard s.lines.count < capacity else {
+            guard !s.closed else {
+                if s.abandoned { s.dropped += 1 }
+                return false
+            }
+            guard s.lines.count < capacity || whenFull == .wait else {
                 s.dropped += 1
                 return false
             }
@@ -58,19 +79,40 @@ public final class EventWriter: Sendable {
         }
     }
 
-    /// Writes what is queued (waiting at most `timeout` seconds for a slow reader), then stops the writer.
+    /// Writes everything queued, then stops the writer. With `.drop`, a reader that does not catch up within
+    /// `timeout` seconds loses what is still queued (counted with the drops); with `.wait`, nothing is given up
+    /// unless `abandon()` is called.
     public func close(timeout: Double = 5) {
         state.withLock { $0.closed = true }
         wake.lock()
         wake.signal()
         wake.unlock()
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
+        space.lock()
+        space.broadcast()
+        space.unlock()
+        let limit: DispatchTime = whenFull == .wait ? .distantFuture : .now() + timeout
+        if finished.wait(timeout: limit) == .timedOut {
             // The reader never caught up: what is still queued is lost as well, and counted with the drops.
             state.withLock {
                 $0.dropped += $0.lines.count
                 $0.lines.removeAll()
             }
         }
+    }
+
+    /// Gives up on a reader that does not read (a second Ctrl-C): what is queued and what comes after is dropped
+    /// and counted, and nobody waits for the reader any more.
+    public func abandon() {
+        state.withLock {
+            $0.closed = true
+            $0.abandoned = true
+            $0.dropped += $0.lines.count
+            $0.lines.removeAll()
+        }
+        space.lock()
+        space.broadcast()
+        space.unlock()
+        finished.signal()
     }
 
     private func drain() {
@@ -88,6 +130,12 @@ public final class EventWriter: Sendable {
                     s.reportedDrops = s.dropped
                 }
                 return (b, s.closed, note)
+            }
+            if !batch.isEmpty {
+                // Room again for producers waiting (`.wait`); taken after the state's lock, never inside it.
+                space.lock()
+                space.broadcast()
+                space.unlock()
             }
             for line in batch + (note.map { [$0] } ?? []) { writeFully(line) }
             if closed && batch.isEmpty { break }

@@ -75,11 +75,29 @@ gboolean bs_has_property(gpointer object, const char *name);
 
 // g_signal_connect is a macro; these name the callback types so Swift passes @convention(c) functions safely.
 typedef void (*bs_draw_callback)(GstElement *overlay, cairo_t *cr, guint64 timestamp, guint64 duration, gpointer data);
-gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data);
+// `destroy` releases `data` when the handler goes (with the element): the closure lives exactly as long.
+gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data, GClosureNotify destroy);
 typedef void (*bs_source_setup_callback)(GstElement *bin, GstElement *source, gpointer data);
-gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data);
+gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data,
+                              GClosureNotify destroy);
 
-// Signals arrive on any thread; the handler only sets flags that the bus loop polls.
+// A frame's number travels with its buffer as a GstReferenceTimestampMeta under caps of our own
+// ("timestamp/x-barscope-frame"): GST_STATIC_CAPS is a macro. Every branch keys on it, never on the pts.
+// The buffer must be writable (a probe's bs_probe_writable_buffer); a number already there is replaced.
+void bs_buffer_set_frame_number(GstBuffer *b, guint64 number);
+/// The number set where the stream split, or -1 when the buffer carries none.
+gint64 bs_buffer_frame_number(GstBuffer *b);
+// GST_BUFFER_FLAG_IS_SET and gst_buffer_is_writable are macros: whether a frame may be drawn on in place.
+static inline gboolean bs_buffer_is_writable(GstBuffer *b) { return gst_buffer_is_writable(b); }
+static inline gboolean bs_memory_is_writable(GstBuffer *b) {
+    guint n = gst_buffer_n_memory(b);
+    for (guint i = 0; i < n; i++)
+        if (!gst_memory_is_writable(gst_buffer_peek_memory(b, i))) return FALSE;
+    return TRUE;
+}
+
+// Signals arrive on any thread; the handler only counts them. Only the command line polls the count: the library
+// never reads it (a signal is the process's, not one run's).
 void bs_install_signal_handlers(void);
 /// Number of SIGINT/SIGTERM/SIGHUP received since start (SIGHUP counts as a stop request too).
 int bs_stop_requests(void);

@@ -10,8 +10,10 @@
 
 G_BEGIN_DECLS
 
-/// The user's settings, copied out under the object lock once per frame (strings are owned by the copy).
+/// The user's settings. Each change bumps `generation`; a frame copies the strings out (under the object lock) only
+/// when the generation moved since the last frame, so the per-frame path allocates nothing.
 typedef struct {
+    guint generation;      // bumped by every property change
     gboolean message;      // post `barcode` messages (stock element: default TRUE)
     gboolean attach_frame; // add the frame as a GstSample to each message (stock: default FALSE)
     gboolean cache;        // report a code only when it appears, not on every frame (stock: default FALSE)
@@ -37,9 +39,15 @@ void barscope_post_barcode(GstVideoFilter *filter, GstBuffer *buffer, const char
 /// The element's Swift state; `filter` is the element itself (borrowed: it owns the state).
 void *barscope_swift_new(GstVideoFilter *filter);
 void barscope_swift_free(void *handle);
-/// Scans (and draws into) one frame; returns FALSE only for a frame it cannot read at all.
+/// Scans (and draws into) one frame; returns FALSE only for a frame it cannot read at all. `settings`' strings are
+/// NULL unless `changed` (then they are the new values, owned by the caller).
 gboolean barscope_swift_process(void *handle, GstVideoFilter *filter, GstVideoFrame *frame,
-                                const BarscopeSettings *settings);
+                                const BarscopeSettings *settings, gboolean changed);
+/// Whether the frame was mapped for writing (basetransform maps it read-only when passing through): the one test
+/// of whether drawing on it is allowed, decided per frame, whatever the `draw` property says meanwhile.
+static inline gboolean barscope_frame_is_writable(const GstVideoFrame *frame) {
+    return (frame->map[0].flags & GST_MAP_WRITE) != 0;
+}
 /// Waits until every frame handed to the scanning threads has been reported (before EOS, a flush, or stop).
 void barscope_swift_drain(void *handle);
 /// Checks settings before they are stored; returns NULL or a newly allocated message naming the bad value.

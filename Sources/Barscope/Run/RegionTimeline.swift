@@ -1,6 +1,7 @@
 /// The viewfinder region of every frame, decided once where the stream splits (the tee), so that the crop, the
 /// scanner's mapping back to full-frame pixels and the overlay use the same rectangle for the same frame, also
-/// while the viewfinder changes during play (at once, or moving smoothly over a few frames).
+/// while the viewfinder changes during play (at once, or moving smoothly over a few frames). The stamp travels in
+/// the frame's ledger entry; this keeps only the region of the moment.
 ///
 /// Sendable: all state is behind one lock.
 final class RegionTimeline: Sendable {
@@ -15,52 +16,42 @@ final class RegionTimeline: Sendable {
     private struct State {
         var frame: Size? = nil
         var viewfinder: Viewfinder
+        /// The settings' viewfinder generation this region follows.
+        var generation: Int
         var current = Stamp()
-        /// A change asked for, applied to the next frame that reaches the tee.
-        var pending: (viewfinder: Viewfinder, frames: Int)? = nil
         var animation: (from: PixelRect, to: PixelRect, step: Int, steps: Int)? = nil
-        /// The stamps of recent frames by pts (the scanner and the overlay ask later, in their own threads).
-        var byPTS: [UInt64: Stamp] = [:]
-        var order: [UInt64] = []
-        /// Frame numbers at which a requested change was applied, for the `viewfinder` event.
-        var applied: [(frame: Int, stamp: Stamp)] = []
         /// The size of the last frame stamped.
         var lastStamped: Size? = nil
     }
 
+    private let settings: LiveSettings
     private let state: Locked<State>
-    /// How many stamps are kept: far more than any queue between the tee and the scanner or overlay holds.
-    private static let memory = 1024
 
-    init(viewfinder: Viewfinder) { state = Locked(State(viewfinder: viewfinder)) }
+    init(settings: LiveSettings) {
+        self.settings = settings
+        let v = settings.values
+        state = Locked(State(viewfinder: v.viewfinder, generation: v.viewfinderGeneration))
+    }
 
     var viewfinder: Viewfinder { state.withLock { $0.viewfinder } }
     var frame: Size? { state.withLock { $0.frame } }
-    var current: Stamp { state.withLock { $0.current } }
 
-    /// A new viewfinder, from the next frame on; over `animationFrames` frames the region moves there smoothly.
+    /// Checks a viewfinder against the stream's size before it is set.
     /// - Throws: ``BarscopeError/badValue`` when it has no region in the current frame size.
-    func request(_ viewfinder: Viewfinder, animationFrames: Int) throws {
-        try state.withLock { s in
-            if let frame = s.frame, viewfinder.enabled, viewfinder.region(in: frame) == nil {
-                throw BarscopeError.badValue(
-                    "viewfinder: no region fits in a \(frame.width)x\(frame.height) frame with these insets "
-                        + "(\(viewfinder.minimumInset.description))")
-            }
-            s.pending = (viewfinder, max(0, animationFrames))
-        }
+    func check(_ viewfinder: Viewfinder) throws {
+        guard let frame, viewfinder.enabled, viewfinder.region(in: frame) == nil else { return }
+        throw BarscopeError.noRegion(frame, viewfinder)
     }
 
     /// The stream's size is known or has changed (caps): the region follows it at once.
-    /// - Returns: the new stamp, or nil when the viewfinder has no region in a frame of this size.
+    /// - Returns: nil when the viewfinder has no region in a frame of this size.
     func setFrame(_ size: Size) -> Stamp? {
-        state.withLock { s in
+        let v = settings.values
+        return state.withLock { s in
             s.frame = size
             s.animation = nil
-            if let p = s.pending {
-                s.viewfinder = p.viewfinder
-                s.pending = nil
-            }
+            s.viewfinder = v.viewfinder
+            s.generation = v.viewfinderGeneration
             let region = s.viewfinder.region(in: size)
             if s.viewfinder.enabled && region == nil { return nil }
             s.current = Self.stamp(region, s.viewfinder, size)
@@ -68,20 +59,22 @@ final class RegionTimeline: Sendable {
         }
     }
 
-    /// One frame reaches the tee: the region it gets (a pending change starts here).
-    /// - Returns: its stamp, and whether a requested change was applied on it.
-    func stamp(frameNumber: Int, pts: UInt64?) -> (Stamp, changed: Bool) {
-        state.withLock { s in
+    /// One frame reaches the tee: the region it gets (a change set since the last frame starts here).
+    /// - Returns: its stamp, and whether a change (or a new frame size) took effect on it.
+    func stampNext() -> (Stamp, changed: Bool) {
+        let generation = settings.viewfinderGeneration
+        let change = state.withLock { $0.generation } != generation ? settings.values : nil
+        return state.withLock { s in
             var changed = false
             // The stream's size changed since the last frame (new caps): the region followed it.
             if let last = s.lastStamped, last != s.current.frame { changed = true }
-            if let p = s.pending, let frame = s.frame {
-                s.pending = nil
-                s.viewfinder = p.viewfinder
-                let target = p.viewfinder.region(in: frame)
-                if p.frames > 1 {
+            if let v = change, let frame = s.frame, v.viewfinderGeneration != s.generation {
+                s.generation = v.viewfinderGeneration
+                s.viewfinder = v.viewfinder
+                let target = v.viewfinder.region(in: frame)
+                if v.viewfinderAnimation > 1 {
                     let whole = PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
-                    s.animation = (s.current.region ?? whole, target ?? whole, 0, p.frames)
+                    s.animation = (s.current.region ?? whole, target ?? whole, 0, v.viewfinderAnimation)
                 } else {
                     s.animation = nil
                     s.current = Self.stamp(target, s.viewfinder, frame)
@@ -95,35 +88,21 @@ final class RegionTimeline: Sendable {
                 s.current = Self.stamp(region, s.viewfinder, frame)
                 s.animation = done ? nil : a
             }
-            if changed { s.applied.append((frameNumber, s.current)) }
             s.lastStamped = s.current.frame
-            if let pts {
-                if s.byPTS.updateValue(s.current, forKey: pts) == nil { s.order.append(pts) }
-                if s.order.count > Self.memory {
-                    let old = s.order.prefix(s.order.count - Self.memory)
-                    for p in old { s.byPTS.removeValue(forKey: p) }
-                    s.order.removeFirst(old.count)
-                }
-            }
             return (s.current, changed)
-        }
-    }
-
-    /// The stamp a frame got at the tee (the current one for frames without a pts or stamped too long ago).
-    func stamp(forPTS pts: UInt64?) -> Stamp {
-        state.withLock { s in pts.flatMap { s.byPTS[$0] } ?? s.current }
-    }
-
-    /// Changes applied since the last call, for events.
-    func takeApplied() -> [(frame: Int, stamp: Stamp)] {
-        state.withLock { s in
-            defer { s.applied.removeAll() }
-            return s.applied
         }
     }
 
     private static func stamp(_ region: PixelRect?, _ viewfinder: Viewfinder, _ frame: Size) -> Stamp {
         Stamp(frame: frame, region: region, secondary: region.flatMap { viewfinder.secondaryRegion(inside: $0) })
+    }
+}
+
+extension BarscopeError {
+    static func noRegion(_ frame: Size, _ viewfinder: Viewfinder) -> BarscopeError {
+        .badValue(
+            "viewfinder: no region fits in a \(frame.width)x\(frame.height) frame with these insets "
+                + "(\(viewfinder.minimumInset.description))")
     }
 }
 

@@ -96,6 +96,9 @@ final class RTSPOut: Sendable {
         }
     }
 
+    /// What the served media is made of (the scan graph's plan requires them up front).
+    static let factories = ["intervideosrc", "videoconvert", "x264enc", "rtph264pay"]
+
     init(endpoint: Endpoint) throws {
         let channel = "barscope-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         self.channel = channel

@@ -40,15 +40,15 @@ public final class ScanWorkerPool: @unchecked Sendable {
         self.workers = max(1, workers)
         for i in 0..<self.workers {
             let thread = Thread { [self] in
-                var generation = live?.decoder.generation ?? 0
+                var generation = live?.decoderGeneration ?? 0
                 var scanner =
-                    live.map { BarcodeReader(engine: $0.decoder.engine, settings: $0.decoder.settings) }
+                    live.map { BarcodeReader(engine: $0.values.engine, settings: $0.values.scanner) }
                     ?? BarcodeReader(engine: engine, settings: settings)
                 while let job = self.next() {
                     if let live, live.decoderGeneration != generation {
-                        let d = live.decoder
-                        generation = d.generation
-                        scanner = BarcodeReader(engine: d.engine, settings: d.settings)
+                        let v = live.values
+                        generation = v.decoderGeneration
+                        scanner = BarcodeReader(engine: v.engine, settings: v.scanner)
                     }
                     process(scanner, job)
                     gst_sample_unref(job.sample)

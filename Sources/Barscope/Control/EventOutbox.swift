@@ -1,0 +1,87 @@
+import Foundation
+
+/// Delivers a controller's events, in the order they were made, on a thread of its own, never under a lock of the
+/// code that made them: producers (streaming and scanning threads) only append, which is bookkeeping. An observer
+/// may therefore call back into the controller (`progress`, `stop`) without deadlock or stalling a worker.
+///
+/// Bounded: when the observer falls `capacity` events behind, producers wait (back-pressure: a file's scan slows to
+/// the pace of its events' reader; a live source's scanner drops frames instead, as its queue leaks).
+///
+/// Sendable: the queue and flags are guarded by `condition`; the thread only reads `deliver`.
+final class EventOutbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [Event] = []
+    private var head = 0
+    private var closed = false
+    private var delivering = false
+    private let capacity: Int
+    private let deliver: @Sendable (Event) -> Void
+    /// The delivery thread, to tell a call made from an observer.
+    nonisolated(unsafe) private var thread: Thread? = nil
+
+    init(capacity: Int = 1024, name: String, deliver: @escaping @Sendable (Event) -> Void) {
+        self.capacity = max(1, capacity)
+        self.deliver = deliver
+        let t = Thread { [self] in run() }
+        t.name = "barscope-events-\(name)"
+        thread = t
+        t.start()
+    }
+
+    /// Whether the caller is this outbox's delivery thread (an observer calling back).
+    var isDeliveryThread: Bool { Thread.current === thread }
+
+    /// Queues an event; waits while the observer is `capacity` events behind (never on the delivery thread itself).
+    func post(_ event: Event) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return }
+        if !isDeliveryThread {
+            while queue.count - head >= capacity && !closed { condition.wait() }
+        }
+        queue.append(event)
+        condition.broadcast()
+    }
+
+    /// Delivers what is queued, then ends the thread. Returns when the last event has been delivered (at once when
+    /// called from the delivery thread: it would wait for itself).
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        if !isDeliveryThread {
+            while head < queue.count || delivering { condition.wait() }
+        }
+        condition.unlock()
+    }
+
+    /// Returns when everything queued so far has been delivered (at once on the delivery thread).
+    func flush() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isDeliveryThread else { return }
+        while head < queue.count || delivering { condition.wait() }
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            while head == queue.count && !closed { condition.wait() }
+            if head == queue.count && closed { break }
+            let batch = Array(queue[head...])
+            head = queue.count
+            if head > 4096 {
+                queue.removeFirst(head)
+                head = 0
+            }
+            delivering = true
+            condition.broadcast()
+            condition.unlock()
+            for e in batch { deliver(e) }
+            condition.lock()
+            delivering = false
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+}

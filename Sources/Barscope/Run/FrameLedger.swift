@@ -1,0 +1,153 @@
+import Foundation
+
+/// Every frame of a run, by its number: given once at the tee (where the number is attached to the buffer as a
+/// meta and travels with it down both branches), with its pts, arrival time and viewfinder stamp; later its
+/// results, and the tracks that appeared on it. The crop, the scanner and the overlay look their frame up by
+/// number, never by pts, so repeated or missing timestamps change nothing.
+///
+/// An entry goes when both branches have passed its frame: each branch meets frames in increasing order, so the
+/// scanner's delivering frame N (or the overlay's drawing it) means every earlier frame is done on that side, scanned
+/// or dropped. No size limit and no pruning by guesswork.
+///
+/// Sendable: all state is guarded by `condition`.
+final class FrameLedger: @unchecked Sendable {
+    struct Entry {
+        var ptsNs: UInt64?
+        var arrival: ContinuousClock.Instant
+        var stamp: RegionTimeline.Stamp
+        var results: [Detection]? = nil
+        /// Tracks that appeared on this frame, whose annotated picture `--snapshots` keeps.
+        var appeared: [Int] = []
+    }
+
+    /// A frame whose annotated picture is due as a snapshot: the tracks that appeared (on it, or, live, since the
+    /// last frame drawn).
+    struct Snapshot: Equatable {
+        var frame: Int
+        var ptsNs: UInt64?
+        var tracks: [Int]
+    }
+
+    private let condition = NSCondition()
+    private var entries: [Int: Entry] = [:]
+    private var lowest = 0
+    private var next = 0
+    private var scannedThrough = -1
+    private var drawnThrough = -1
+    private var latest: [Detection] = []
+    /// Live: tracks that appeared since the last frame drawn (the overlay shows the newest results, so the next
+    /// frame drawn is the one that shows them).
+    private var appearedSinceDrawn: (frame: Int, tracks: [Int])? = nil
+    private var ended = false
+    private var lastArrival = ContinuousClock.now
+    private var lastMove = ContinuousClock.now
+
+    /// Files: the overlay waits for its own frame's results. Live: it draws the newest.
+    let frameAccurate: Bool
+    /// Whether an overlay branch draws (and so must pass a frame before its entry goes).
+    let drawn: Bool
+
+    init(frameAccurate: Bool, drawn: Bool) {
+        self.frameAccurate = frameAccurate
+        self.drawn = drawn
+    }
+
+    private func locked<R>(_ body: () -> R) -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+
+    /// The tee: a new frame; returns its number.
+    func admit(ptsNs: UInt64?, stamp: RegionTimeline.Stamp) -> Int {
+        let now = ContinuousClock.now
+        return locked {
+            let n = next
+            next += 1
+            entries[n] = Entry(ptsNs: ptsNs, arrival: now, stamp: stamp)
+            lastArrival = now
+            return n
+        }
+    }
+
+    /// Frames that reached the tee so far.
+    var admitted: Int { locked { next } }
+    /// When the last frame reached the tee, and when anything last moved downstream (scanned, drawn, encoded).
+    var clocks: (arrival: ContinuousClock.Instant, move: ContinuousClock.Instant) { locked { (lastArrival, lastMove) } }
+
+    /// Something moved downstream (the recording's encoder gave a buffer): a stop that waits for the end of stream
+    /// is still getting somewhere.
+    func moved() { locked { lastMove = ContinuousClock.now } }
+
+    func stamp(of frame: Int) -> RegionTimeline.Stamp? { locked { entries[frame]?.stamp } }
+
+    /// The scanner delivers frame `frame` (in order) with its results.
+    /// - Returns: when the frame reached the tee (for the latency).
+    func scanned(_ frame: Int, detections: [Detection], appeared: [Int]) -> ContinuousClock.Instant? {
+        locked {
+            lastMove = ContinuousClock.now
+            latest = detections
+            scannedThrough = max(scannedThrough, frame)
+            let arrival = entries[frame]?.arrival
+            if frameAccurate && drawn {
+                entries[frame]?.results = detections
+                entries[frame]?.appeared = appeared
+            } else if drawn && !appeared.isEmpty {
+                let earlier = appearedSinceDrawn?.tracks ?? []
+                appearedSinceDrawn = (appearedSinceDrawn?.frame ?? frame, earlier + appeared)
+            }
+            prune()
+            condition.broadcast()
+            return arrival
+        }
+    }
+
+    /// What the overlay draws on frame `frame`: its own results (frame-accurate: waits for them, at most `timeout`
+    /// seconds) or the newest (live), the stamp, and the tracks whose snapshot this picture is.
+    /// - Returns: nil detections when the wait timed out.
+    func forDrawing(_ frame: Int, timeout: Double) -> (
+        detections: [Detection]?, stamp: RegionTimeline.Stamp?, snapshot: Snapshot?
+    ) {
+        locked {
+            defer {
+                lastMove = ContinuousClock.now
+                drawnThrough = max(drawnThrough, frame)
+                prune()
+            }
+            let stamp = entries[frame]?.stamp
+            let pts = entries[frame]?.ptsNs
+            guard frameAccurate else {
+                let due = appearedSinceDrawn
+                appearedSinceDrawn = nil
+                return (latest, stamp, due.map { Snapshot(frame: frame, ptsNs: pts, tracks: $0.tracks) })
+            }
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            // The scanner passing this frame without results (it never reached it) ends the wait too.
+            while entries[frame]?.results == nil && scannedThrough < frame && !ended {
+                if !condition.wait(until: deadline) { return (nil, stamp, nil) }
+            }
+            let e = entries[frame]
+            let appeared = e?.appeared ?? []
+            return (e?.results ?? [], stamp, appeared.isEmpty ? nil : Snapshot(frame: frame, ptsNs: pts, tracks: appeared))
+        }
+    }
+
+    /// No more results will come (end of stream, error, shutdown): release a waiting overlay.
+    func end() {
+        locked {
+            ended = true
+            condition.broadcast()
+        }
+    }
+
+    /// Entries still held (the tests check that it stays small).
+    var count: Int { locked { entries.count } }
+
+    private func prune() {
+        let done = drawn ? min(scannedThrough, drawnThrough) : scannedThrough
+        while lowest <= done {
+            entries.removeValue(forKey: lowest)
+            lowest += 1
+        }
+    }
+}

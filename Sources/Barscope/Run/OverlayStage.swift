@@ -1,0 +1,102 @@
+import CBarscope
+import CCairo
+import CGStreamer
+import Foundation
+import Synchronization
+
+/// The annotated branch of one run: cairooverlay's draw signal draws the viewfinder, mask, each code's box,
+/// polygon and label, and the status line on the frame, with that frame's own results (files) or the newest (live),
+/// and writes the snapshot of a frame on which codes appeared (`--snapshots`).
+///
+/// The frame's number is read off its buffer by a probe on cairooverlay's sink pad, on the same streaming thread
+/// that then calls draw (basetransform runs them back to back).
+/// Sendable: `frame`, `renderer` and `styleGeneration` are touched by the overlay's streaming thread only.
+final class OverlayStage: @unchecked Sendable {
+    private let configuration: RunConfiguration
+    private let settings: LiveSettings
+    private let ledger: FrameLedger
+    private let metrics: RunMetrics
+    private let emit: @Sendable (Event) -> Void
+    private var renderer: OverlayRenderer
+    private var styleGeneration: Int
+    private var frame = -1
+    private let timeouts = Atomic<Int>(0)
+    private var probe: PadProbe? = nil
+
+    init(
+        configuration: RunConfiguration, settings: LiveSettings, ledger: FrameLedger, metrics: RunMetrics,
+        emit: @escaping @Sendable (Event) -> Void
+    ) {
+        self.configuration = configuration
+        self.settings = settings
+        self.ledger = ledger
+        self.metrics = metrics
+        self.emit = emit
+        let v = settings.values
+        renderer = OverlayRenderer(style: v.style)
+        styleGeneration = v.styleGeneration
+    }
+
+    /// Connects to the pipeline's cairooverlay. The signal handler holds this stage; it is released with the element.
+    func attach(to overlay: UnsafeMutablePointer<GstElement>) {
+        probe = PadProbe(on: overlay, pad: "sink", mask: GST_PAD_PROBE_TYPE_BUFFER) { [weak self] info in
+            if let self, let buffer = bs_probe_buffer(info) {
+                let n = bs_buffer_frame_number(buffer)
+                frame = n >= 0 ? Int(n) : -1
+            }
+            return GST_PAD_PROBE_OK
+        }
+        bs_connect_draw(
+            overlay,
+            { _, cr, _, _, data in
+                guard let cr, let data else { return }
+                Unmanaged<OverlayStage>.fromOpaque(data).takeUnretainedValue().draw(on: cr)
+            }, Unmanaged.passRetained(self).toOpaque(),
+            { data, _ in
+                if let data { Unmanaged<OverlayStage>.fromOpaque(data).release() }
+            })
+    }
+
+    /// cairooverlay's draw signal (the overlay branch's streaming thread).
+    private func draw(on cr: OpaquePointer) {
+        let (found, stamp, snapshot) = ledger.forDrawing(frame, timeout: 10)
+        guard let size = stamp?.frame else { return }
+        if found == nil, timeouts.add(1, ordering: .relaxed).oldValue == 0 {
+            emit(.warning(message: "the scanner fell 10 s behind the overlay; drawing without results", source: "overlay"))
+        }
+        let shown = found ?? []
+        let drawnFrames = metrics.drawn.withLock { d -> Int in
+            d += 1
+            return d
+        }
+        let seconds = Date().timeIntervalSince(metrics.started)
+        let status = String(
+            format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
+            metrics.counts.codes, seconds > 0 ? Double(drawnFrames) / seconds : 0)
+        if settings.styleGeneration != styleGeneration {
+            let v = settings.values
+            styleGeneration = v.styleGeneration
+            renderer = OverlayRenderer(style: v.style)
+        }
+        renderer.draw(
+            on: cr, frame: size, viewfinder: stamp?.region, secondary: stamp?.secondary, detections: shown,
+            status: status)
+        if let folder = configuration.snapshotFolder, let due = snapshot {
+            save(cr, folder: folder, due)
+        }
+    }
+
+    /// Writes the annotated frame as PNG: evidence of what was scanned, and when (`--snapshots DIR`).
+    private func save(_ cr: OpaquePointer, folder: String, _ due: FrameLedger.Snapshot) {
+        let name = String(
+            format: "frame-%06d-track-%@.png", due.frame, due.tracks.map(String.init).joined(separator: "-"))
+        let path = (folder as NSString).appendingPathComponent(name)
+        guard let surface = cairo_get_target(cr) else { return }
+        cairo_surface_flush(surface)
+        if cairo_surface_write_to_png(surface, path) == CAIRO_STATUS_SUCCESS {
+            emit(.snapshot(frame: due.frame, ptsNs: due.ptsNs, path: path, tracks: due.tracks))
+        } else {
+            emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A run's counters: frames scanned, codes seen, the last frame's pts, frames drawn, and the latency from a frame's
+/// arrival at the tee to its results being handed to the event stream (the last 8192 frames).
+///
+/// Its own lock, taken last and for bookkeeping only: `progress` may be read from an event observer at any time.
+final class RunMetrics: Sendable {
+    private struct State {
+        var framesScanned = 0
+        var codes = 0
+        var lastPts: UInt64? = nil
+        var samplesMs: [Double] = []
+        var nextSample = 0
+    }
+    private let state = Locked(State())
+    let drawn = Locked(0)
+    let started = Date()
+
+    func scanned(ptsNs: UInt64?, codes: Int, latency: Duration?) {
+        state.withLock { s in
+            s.framesScanned += 1
+            s.codes = codes
+            s.lastPts = ptsNs
+            guard let latency else { return }
+            let ms = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
+            if s.samplesMs.count < 8192 {
+                s.samplesMs.append(ms)
+            } else {
+                s.samplesMs[s.nextSample % 8192] = ms
+            }
+            s.nextSample += 1
+        }
+    }
+
+    var counts: (frames: Int, codes: Int, lastPts: UInt64?) {
+        state.withLock { ($0.framesScanned, $0.codes, $0.lastPts) }
+    }
+
+    /// Median and 95th percentile of arrival-to-results time.
+    func latencyPercentiles() -> (p50: Double, p95: Double)? {
+        let samples = state.withLock { $0.samplesMs }.sorted()
+        guard !samples.isEmpty else { return nil }
+        func pick(_ q: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
+        return (pick(0.5), pick(0.95))
+    }
+
+    func progress(durationNs: UInt64?) -> ScanProgress {
+        let (frames, codes, pts) = counts
+        return ScanProgress(
+            frames: frames, codes: codes, positionNs: pts, durationNs: durationNs,
+            seconds: Date().timeIntervalSince(started))
+    }
+}
+
+/// How far a run has got, for a progress line.
+public struct ScanProgress: Sendable {
+    /// Frames scanned so far.
+    public var frames: Int
+    /// Codes seen (tracks started).
+    public var codes: Int
+    /// The stream time of the last frame scanned, and the stream's duration when it has one (files).
+    public var positionNs: UInt64?
+    public var durationNs: UInt64?
+    /// Since the graph was built.
+    public var seconds: Double
+    public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+}

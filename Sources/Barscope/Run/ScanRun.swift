@@ -1,0 +1,315 @@
+import CBarscope
+import CGStreamer
+import CGStreamerApp
+import Foundation
+
+/// One run of the scan graph, from building it to tearing it down: pre-flight checks, the graph from its plan, the
+/// wiring of the source, the stages (tee, scanner, overlay) and the outputs, then the run loop, whose decisions
+/// (`RunLoop`) this performs. A `ScanController` makes one per attempt; nothing here restarts or reads signals.
+///
+/// Sendable: requests and the running graph's handle are behind locks; the rest is immutable.
+final class ScanRun: Sendable {
+    let configuration: RunConfiguration
+    private let settings: LiveSettings
+    private let emit: @Sendable (Event) -> Void
+    private let requests = Locked(Requests())
+    private let active = Locked<Active?>(nil)
+
+    private struct Requests {
+        var stop: ContinuousClock.Instant? = nil
+        var stopNow = false
+        var pause: Bool? = nil
+    }
+
+    /// The graph while it runs. Sendable: only thread-safe GStreamer calls are made through it (queries, posting to
+    /// the bus), and the stages' own state is behind locks.
+    private struct Active: @unchecked Sendable {
+        let pipeline: Pipeline
+        let metrics: RunMetrics
+        let timeline: RegionTimeline
+        let ledger: FrameLedger
+    }
+
+    /// - Parameters:
+    ///   - settings: the live settings (the controller's, shared by every run it starts).
+    ///   - emit: called for every event; must only queue it (an `EventOutbox`), as it is called under locks.
+    init(configuration: RunConfiguration, settings: LiveSettings, emit: @escaping @Sendable (Event) -> Void) {
+        self.configuration = configuration
+        self.settings = settings
+        self.emit = emit
+    }
+
+    /// Finish: end of stream first (recordings are completed), waiting while things still move, and at most
+    /// `within` seconds from now. From any thread.
+    func stop(within seconds: Double = .infinity) {
+        let deadline = ContinuousClock.now + .seconds(min(seconds, 1e9))
+        requests.withLock { r in r.stop = min(r.stop ?? deadline, deadline) }
+    }
+
+    /// Stop at once: the pipeline is torn down without waiting for the end of stream.
+    func stopNow() { requests.withLock { $0.stopNow = true } }
+
+    func pause() { requests.withLock { $0.pause = true } }
+    func resume() { requests.withLock { $0.pause = false } }
+
+    /// Makes the running pipeline fail as if one of its elements had (fault drills, the restart policy's tests).
+    func injectError(_ message: String) { active.withLock { $0?.pipeline.postError(message) } }
+
+    /// The stream's frame size, once known (to check a new viewfinder against it).
+    var frameSize: Size? { active.withLock { $0?.timeline.frame } }
+
+    /// How far the running graph has got (nil when none runs).
+    var progress: ScanProgress? {
+        guard let a = active.withLock({ $0 }) else { return nil }
+        var duration: gint64 = -1
+        let known = gst_element_query_duration(a.pipeline.element, GST_FORMAT_TIME, &duration) != 0 && duration > 0
+        return a.metrics.progress(durationNs: known ? UInt64(duration) : nil)
+    }
+
+    /// Frames held in the ledger of the running graph (tests: it stays bounded).
+    var ledgerCount: Int? { active.withLock { $0?.ledger.count } }
+
+    /// A file or still image that gives no picture and no error this long after it starts is opened again, once.
+    static let firstPictureSeconds = 5.0
+    private struct Reopen: Error {}
+
+    /// Runs to end of stream, an error, or a stop.
+    /// - Throws: ``BarscopeError`` naming the input or element at fault (also sent as an `error` event).
+    func run() throws -> RunSummary {
+        do {
+            // uridecodebin sometimes swallows its demuxer's error (a demuxer that fails while decodebin is still
+            // plugging it: seen 2 times in 40 on a truncated MP4): a silent file is opened once more.
+            do { return try runGraph() } catch is Reopen {}
+            do { return try runGraph() } catch is Reopen {
+                throw BarscopeError.noPicture(input: configuration.input.description, seconds: Int(Self.firstPictureSeconds))
+            }
+        } catch let e as BarscopeError {
+            // The event stream says why it ends, as standard error does.
+            emit(.error(message: e.description, source: nil))
+            throw e
+        }
+    }
+
+    private func runGraph() throws -> RunSummary {
+        let c = configuration
+        let camera = try Preflight.check(c)
+        // Bound before the graph exists, so that a busy port fails at once.
+        let rtspOut = try c.serveRTSP.map { try RTSPOut(endpoint: try RTSPOut.Endpoint(parsing: $0)) }
+        defer { withExtendedLifetime(rtspOut) {} }
+        if let rtspOut { emit(.serving(url: rtspOut.url)) }
+        let pipeline = try Pipeline(launch: GraphPlan.scanGraph(c, camera: camera).description)
+        try Preflight.setProperties(c.properties, in: pipeline)
+        guard let scan = pipeline.child("scan"), let crop = pipeline.child("crop"), let scanq = pipeline.child("scanq"),
+            let tee = pipeline.child("t")
+        else { throw BarscopeError.pipeline(.incomplete) }
+        if let rtspOut, let sink = pipeline.child("rtspout") { bs_set_string(sink, "channel", rtspOut.channel) }
+        let wired = try SourceWiring.wire(pipeline, c, camera: camera, emit: emit)
+        let live = c.input.isLive
+        let ledger = FrameLedger(frameAccurate: !live, drawn: c.draws)
+        let metrics = RunMetrics()
+        let timeline = RegionTimeline(settings: settings)
+        let teeStage = TeeStage(
+            timeline: timeline, ledger: ledger, crop: crop, recordingCrop: pipeline.child("reccrop"), emit: emit)
+        let scanStage = ScanStage(configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit)
+        // Registered before anything can start a thread: whatever throws below, the scanning threads end.
+        defer {
+            ledger.end()
+            pipeline.setState(GST_STATE_NULL)
+            scanStage.stop()
+            teeStage.detach()
+            active.withLock { $0 = nil }
+        }
+        teeStage.attach(tee: tee)
+        AppSinkWiring.configure(scan, queue: scanq, live: live, stage: scanStage, ledger: ledger)
+        if c.draws, let overlay = pipeline.child("overlay") {
+            OverlayStage(configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit)
+                .attach(to: overlay)
+        }
+        OutputWiring.configure(pipeline, c, live: live)
+        // The encoder's output is progress: a stop waits while a slow recording is still being written.
+        let encoded = pipeline.child("enc").flatMap {
+            PadProbe(on: $0, pad: "src", mask: GST_PAD_PROBE_TYPE_BUFFER) { _ in
+                ledger.moved()
+                return GST_PAD_PROBE_OK
+            }
+        }
+        defer { encoded?.remove() }
+        active.withLock { $0 = Active(pipeline: pipeline, metrics: metrics, timeline: timeline, ledger: ledger) }
+
+        let start = Date()
+        scanStage.start()
+        if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            throw startFailure(pipeline, wired: wired)
+        }
+        let interrupted = try loop(pipeline, wired: wired, ledger: ledger, teeStage: teeStage)
+        ledger.end()
+        pipeline.setState(GST_STATE_NULL)
+        scanStage.stop()
+        // Every streaming and scanning thread has stopped.
+        let (frames, codes) = scanStage.finish()
+        let latency = metrics.latencyPercentiles()
+        emit(.eos(frames: frames, codes: codes, latencyP50Ms: latency?.p50, latencyP95Ms: latency?.p95))
+        return RunSummary(
+            frames: frames, latencyMs: latency, codes: codes, seconds: Date().timeIntervalSince(start),
+            interrupted: interrupted)
+    }
+
+    /// The pipeline would not start: the reason is on the bus, behind the state changes that came before it.
+    private func startFailure(_ pipeline: Pipeline, wired: SourceWiring.Wired) -> BarscopeError {
+        let deadline = Date(timeIntervalSinceNow: 2)
+        while Date() < deadline, let msg = pipeline.popMessage(timeoutNs: 200_000_000) {
+            defer { gst_message_unref(msg) }
+            if case .error(let e, let origin) = BusMessage(msg, pipeline: pipeline.element) {
+                return RunErrors.map(e, role: role(of: origin, pipeline, wired), configuration: configuration)
+            }
+        }
+        return .pipeline(
+            GStreamerError(domain: "barscope", code: 0, message: "\(configuration.input): the pipeline would not start"))
+    }
+
+    private func role(of origin: UnsafeMutablePointer<GstObject>?, _ pipeline: Pipeline, _ wired: SourceWiring.Wired)
+        -> ElementRole
+    {
+        if isWithin(origin, wired.source) { return .source }
+        if isWithin(origin, pipeline.child("rec")) { return .recording }
+        return .other
+    }
+
+    /// Feeds the run loop and performs its actions until it finishes.
+    /// - Returns: whether the run was stopped by request.
+    private func loop(_ pipeline: Pipeline, wired: SourceWiring.Wired, ledger: FrameLedger, teeStage: TeeStage) throws
+        -> Bool
+    {
+        let t0 = ContinuousClock.now
+        func seconds(_ i: ContinuousClock.Instant) -> Double {
+            let d = i - t0
+            return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        }
+        var options = RunLoop.Options(inputName: configuration.input.description)
+        if configuration.input.isLive {
+            options.watchdogSeconds = configuration.watchdogSeconds
+        } else if case .uri = configuration.input {
+            options.firstPictureSeconds = Self.firstPictureSeconds
+        } else if case .image = configuration.input {
+            options.firstPictureSeconds = Self.firstPictureSeconds
+        }
+        var machine = RunLoop(options: options, now: 0)
+        var seen = ledger.clocks
+        while true {
+            let now = ContinuousClock.now
+            var inputs: [RunLoop.Input] = []
+            let clocks = ledger.clocks
+            if clocks.arrival != seen.arrival { inputs.append(.frame(now: seconds(clocks.arrival))) }
+            if clocks.move != seen.move { inputs.append(.progress(now: seconds(clocks.move))) }
+            seen = clocks
+            let r = requests.withLock { r -> Requests in
+                defer { r.pause = nil }
+                return r
+            }
+            if let pause = r.pause { inputs.append(.pause(pause, now: seconds(now))) }
+            if let deadline = r.stop { inputs.append(.stop(now: seconds(now), deadline: seconds(deadline))) }
+            if r.stopNow { inputs.append(.stopNow) }
+            if let problem = teeStage.fatal.withLock({ $0 }) { inputs.append(.fatal(problem)) }
+            inputs.append(.tick(now: seconds(now)))
+            wired.skipDamage?.checkStalled()
+            if let msg = pipeline.popMessage(timeoutNs: 100_000_000) {
+                defer { gst_message_unref(msg) }
+                if let bus = bus(BusMessage(msg, pipeline: pipeline.element), pipeline, wired) {
+                    inputs.append(.bus(bus))
+                }
+            }
+            for input in inputs {
+                for action in machine.handle(input) {
+                    switch action {
+                    case .setPlaying: pipeline.setState(GST_STATE_PLAYING)
+                    case .setPaused: pipeline.setState(GST_STATE_PAUSED)
+                    case .sendEOS:
+                        // This end of stream is the user's, not damage to skip.
+                        wired.skipDamage?.stop()
+                        pipeline.sendEOS()
+                    case .seekPastDamage: wired.skipDamage?.seek()
+                    case .emit(let e): emit(e)
+                    case .finish: return machine.interrupted
+                    case .fail(let e): throw e
+                    case .reopen: throw Reopen()
+                    }
+                }
+            }
+        }
+    }
+
+    private func bus(_ m: BusMessage, _ pipeline: Pipeline, _ wired: SourceWiring.Wired) -> RunLoop.Bus? {
+        switch m {
+        case .endOfStream: return .endOfStream
+        case .error(let e, let origin):
+            return .error(RunErrors.map(e, role: role(of: origin, pipeline, wired), configuration: configuration))
+        case .warning(let w): return .warning(message: w.description, source: w.sourceName)
+        case .pipelineState(GST_STATE_PLAYING): return .playing
+        case .pipelineState(GST_STATE_PAUSED): return .paused
+        case .application(SkipDamage.messageName): return .damage
+        default: return nil
+        }
+    }
+}
+
+/// The scanner branch's end: appsink's caps and queueing (files: frame-accurate and bounded; live: the newest
+/// frame only), and its callbacks into the scan stage, which they hold until appsink lets them go.
+enum AppSinkWiring {
+    static func configure(
+        _ scan: UnsafeMutablePointer<GstElement>, queue scanq: UnsafeMutablePointer<GstElement>, live: Bool,
+        stage: ScanStage, ledger: FrameLedger
+    ) {
+        setProperty(scan, "caps", lumaCaps)
+        bs_set_bool(scan, "sync", 0)
+        bs_set_bool(scan, "enable-last-sample", 0)
+        if live {
+            // Live: scanning never slows the video; the scanner takes the newest frame.
+            setProperty(scanq, "leaky", "downstream")
+            bs_set_uint(scanq, "max-size-buffers", 1)
+            bs_set_uint(scanq, "max-size-bytes", 0)
+            bs_set_uint64(scanq, "max-size-time", 0)
+            bs_set_uint(scan, "max-buffers", 1)
+            bs_set_bool(scan, "drop", 1)
+        } else {
+            // Files: frame-accurate, nothing dropped; short bounded queues (appsink would otherwise hold the file),
+            // so that a frame's latency is its scan, not its wait behind a second of others.
+            bs_set_uint(scanq, "max-size-buffers", 2)
+            bs_set_uint(scanq, "max-size-bytes", 0)
+            bs_set_uint64(scanq, "max-size-time", 0)
+            bs_set_uint(scan, "max-buffers", 2)
+            bs_set_bool(scan, "drop", 0)
+        }
+        final class Target: Sendable {
+            let stage: ScanStage
+            let ledger: FrameLedger
+            init(_ stage: ScanStage, _ ledger: FrameLedger) {
+                self.stage = stage
+                self.ledger = ledger
+            }
+        }
+        var callbacks = GstAppSinkCallbacks()
+        callbacks.new_sample = { sink, data in
+            guard let sink, let data, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_OK }
+            Unmanaged<Target>.fromOpaque(data).takeUnretainedValue().stage.submit(sample, preroll: false)
+            return GST_FLOW_OK
+        }
+        // The first frame is scanned at preroll, so that sinks waiting for its overlay (a window, a muxer) can
+        // preroll too; appsink then renders that same buffer again, which `submit` recognises and skips.
+        callbacks.new_preroll = { sink, data in
+            guard let sink, let data, let sample = gst_app_sink_pull_preroll(sink) else { return GST_FLOW_OK }
+            Unmanaged<Target>.fromOpaque(data).takeUnretainedValue().stage.submit(sample, preroll: true)
+            return GST_FLOW_OK
+        }
+        callbacks.eos = { _, data in
+            guard let data else { return }
+            let target = Unmanaged<Target>.fromOpaque(data).takeUnretainedValue()
+            // Every frame's results reach the overlay before it is told that no more will come.
+            target.stage.waitIdle()
+            target.ledger.end()
+        }
+        gst_app_sink_set_callbacks(bs_app_sink(scan), &callbacks, Unmanaged.passRetained(Target(stage, ledger)).toOpaque()) {
+            data in
+            if let data { Unmanaged<Target>.fromOpaque(data).release() }
+        }
+    }
+}

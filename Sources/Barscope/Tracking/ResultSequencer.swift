@@ -1,0 +1,106 @@
+/// Results come from the scanning workers in any order and leave in frame order, through the tracker (one stable
+/// identity per code) and the duplicate filter: the one place that does this, for the tool's runs and for the
+/// element. Not thread-safe: its owner keeps it behind a lock, and delivers what `add` returns after releasing it.
+public struct ResultSequencer<Payload> {
+    /// One scanned frame.
+    public struct Scanned {
+        /// Order of submission: 0, 1, 2 ... without gaps.
+        public var sequence: Int
+        /// The frame's number; negative: numbered in the order frames leave.
+        public var frame: Int
+        public var ptsNs: UInt64?
+        public var detections: [Detection]
+        /// What the owner needs when the frame leaves (the element: its buffer).
+        public var payload: Payload
+        public init(sequence: Int, frame: Int, ptsNs: UInt64?, detections: [Detection], payload: Payload) {
+            self.sequence = sequence
+            self.frame = frame
+            self.ptsNs = ptsNs
+            self.detections = detections
+            self.payload = payload
+        }
+    }
+
+    /// One frame leaving, in order.
+    public struct Delivered {
+        public var frame: Int
+        public var ptsNs: UInt64?
+        public var detections: [Detection]
+        /// Each detection's track.
+        public var tracks: [Int]
+        /// The events to report: `detection`s (every frame) or the tracker's `appeared`/`lost` that the duplicate
+        /// filter let through.
+        public var events: [Event]
+        /// Tracks that started on this frame.
+        public var appeared: [Int]
+        public var payload: Payload
+    }
+
+    private var next = 0
+    private var waiting: [Int: Scanned] = [:]
+    private let tracker: Tracker
+    private var duplicates: DuplicateFilter
+    private let everyFrame: Bool
+    public private(set) var last: (frame: Int, ptsNs: UInt64?) = (0, nil)
+    public private(set) var delivered = 0
+
+    public init(lostAfterFrames: Int, duplicates: DuplicatePolicy = .everyTrack, everyFrame: Bool = false) {
+        tracker = Tracker(lostAfterFrames: lostAfterFrames)
+        self.duplicates = DuplicateFilter(policy: duplicates)
+        self.everyFrame = everyFrame
+    }
+
+    /// Codes seen so far (tracks started).
+    public var tracksStarted: Int { tracker.tracksStarted }
+
+    /// The next sequence number expected.
+    public var expected: Int { next }
+
+    /// Adds one frame's results; returns every frame now ready, in order.
+    public mutating func add(_ s: Scanned) -> [Delivered] {
+        waiting[s.sequence] = s
+        var out: [Delivered] = []
+        while let r = waiting.removeValue(forKey: next) {
+            next += 1
+            out.append(deliver(r))
+        }
+        return out
+    }
+
+    /// A frame that takes no sequence number (the element's synchronous path) goes through at once, after every
+    /// frame submitted before it.
+    public mutating func addNow(frame: Int, ptsNs: UInt64?, detections: [Detection], payload: Payload) -> Delivered {
+        deliver(Scanned(sequence: next, frame: frame, ptsNs: ptsNs, detections: detections, payload: payload))
+    }
+
+    private mutating func deliver(_ scanned: Scanned) -> Delivered {
+        var r = scanned
+        if r.frame < 0 { r.frame = delivered }
+        delivered += 1
+        last = (r.frame, r.ptsNs)
+        let (ids, trackEvents) = tracker.update(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+        let appeared = trackEvents.compactMap { e -> Int? in
+            if case .appeared(_, _, _, let id) = e { return id }
+            return nil
+        }
+        var events: [Event]
+        if everyFrame {
+            events = zip(r.detections, ids).map {
+                .detection(frame: r.frame, ptsNs: r.ptsNs, detection: $0.0, track: $0.1)
+            }
+        } else {
+            events = []
+            for e in trackEvents where duplicates.admit(e) { events.append(e) }
+        }
+        return Delivered(
+            frame: r.frame, ptsNs: r.ptsNs, detections: r.detections, tracks: ids, events: events, appeared: appeared,
+            payload: r.payload)
+    }
+
+    /// After the last frame: the open tracks close.
+    public mutating func finish() -> [Event] {
+        let closing = tracker.finish(frame: last.frame, ptsNs: last.ptsNs)
+        guard !everyFrame else { return [] }
+        return closing.filter { duplicates.admit($0) }
+    }
+}

@@ -1,0 +1,35 @@
+import Barscope
+import CBarscope
+import Foundation
+
+/// SIGINT, SIGTERM and SIGHUP belong to the command line, not to the library: the handler (C, async-signal-safe)
+/// only counts them, and a thread here turns each into a request to the controller: the first finishes the
+/// recording (end of stream first), the next stops at once. A stop asked for otherwise (a `stop` command) counts as
+/// the first, so the next signal stops at once.
+enum StopSignals {
+    static func install() { bs_install_signal_handlers() }
+    /// The last signal received, 0 if none.
+    static var last: Int32 { bs_last_signal() }
+
+    /// Watches for signals while `controller` runs. `onStopNow` runs when the stop becomes immediate (to give up
+    /// on a reader that does not read, say).
+    static func watch(_ controller: ScanController, onStopNow: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            var handled = bs_stop_requests()
+            while true {
+                Thread.sleep(forTimeInterval: 0.05)
+                let n = bs_stop_requests()
+                guard n > handled else { continue }
+                handled = n
+                if controller.isStopping {
+                    onStopNow()
+                    controller.stopNow()
+                } else {
+                    controller.requestStop()
+                }
+            }
+        }
+        thread.name = "barscope-signals"
+        thread.start()
+    }
+}
