@@ -66,7 +66,8 @@ let package = Package(
             exclude: ["Goldens"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope", "TestSupport"]),
         .testTarget(
-            name: "ElementTests", dependencies: ["Barscope", "CGStreamer", "CBarscope", "CCairo", "TestSupport"],
+            name: "ElementTests",
+            dependencies: ["Barscope", "CGStreamer", "CGStreamerVideo", "CBarscope", "CCairo", "TestSupport"],
             resources: [.copy("gst-inspect-barscope.txt")]),
     ],
     swiftLanguageModes: [.v6],

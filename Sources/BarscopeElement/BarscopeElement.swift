@@ -127,7 +127,8 @@ final class ElementState: @unchecked Sendable {
         let isRGB = format == GST_VIDEO_FORMAT_BGRx || format == GST_VIDEO_FORMAT_BGRA
         let hasLuma = bs_format_has_luma_plane(format) != 0
         guard isRGB || hasLuma else { return false }
-        let pending = Pending(message: s.message != 0, cache: s.cache != 0, attachFrame: s.attach_frame != 0, sample: nil)
+        let pending = Pending(
+            message: s.message != 0, cache: s.cache != 0, attachFrame: s.attach_frame != 0, sample: nil)
         // Drawing is decided by how the frame was mapped, not by the property (which may flip meanwhile): a frame
         // passed through read-only is never written.
         let draws = s.draw != 0 && isRGB && barscope_frame_is_writable(frame) != 0

@@ -2,6 +2,7 @@ import Barscope
 import CBarscope
 import CCairo
 import CGStreamer
+import CGStreamerVideo
 import Foundation
 import TestSupport
 import Testing
@@ -225,6 +226,37 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
         // The code's outline: opaque blue, 12 % of the code's width plus half a line left of the bars (x ≈ 147).
         let blue = (120..<183).filter { x in pixel(drawn, x, 225) == [0, 0, 255] }
         #expect(!blue.isEmpty && blue.allSatisfy { abs($0 - 147) <= 3 }, "blue outline at \(blue)")
+    }
+
+    /// A frame that basetransform passes through read-only (passthrough) is never drawn on, even when `draw` says
+    /// draw: the decision is the frame's mapping, not the property, which may flip between the two (issue 13,
+    /// defect 6). The race's moment is made here by setting passthrough by hand after draw=true.
+    @Test func neverDrawsOnAFramePassedThroughReadOnly() throws {
+        try #require(Plugin.loaded)
+        let out = Plugin.folderForMedia.appendingPathComponent("passthrough.png").path
+        let pipeline = try Pipeline(
+            launch: "videotestsrc pattern=white num-buffers=1 ! video/x-raw,format=BGRx,width=320,height=240 "
+                + "! barscope name=b draw=true viewfinder=1:1 ! videoconvert ! pngenc ! filesink name=out")
+        bs_set_string(try #require(pipeline.child("out")), "location", out)
+        let element = try #require(pipeline.child("b"))
+        gst_base_transform_set_passthrough(
+            UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstBaseTransform.self), 1)
+        try pipeline.playToEnd(timeoutSeconds: 30)
+        let drawn = try #require(cairo_image_surface_create_from_png(out))
+        defer { cairo_surface_destroy(drawn) }
+        let data = try #require(cairo_image_surface_get_data(drawn))
+        // Outside a 1:1 viewfinder the mask would darken the white: it must not be there.
+        #expect([data[0], data[1], data[2]] == [255, 255, 255], "the corner pixel was drawn on")
+        // And the same pipeline without the forced passthrough draws (the test can fail).
+        let drawnOut = Plugin.folderForMedia.appendingPathComponent("drawn-mask.png").path
+        let normal = try Pipeline(
+            launch: "videotestsrc pattern=white num-buffers=1 ! video/x-raw,format=BGRx,width=320,height=240 "
+                + "! barscope draw=true viewfinder=1:1 ! videoconvert ! pngenc ! filesink name=out")
+        bs_set_string(try #require(normal.child("out")), "location", drawnOut)
+        try normal.playToEnd(timeoutSeconds: 30)
+        let masked = try #require(cairo_image_surface_create_from_png(drawnOut))
+        defer { cairo_surface_destroy(masked) }
+        #expect(try #require(cairo_image_surface_get_data(masked))[0] < 128)
     }
 
     /// threads=2: frames go on at once, two scanners work, and the messages are the same as with one thread, in

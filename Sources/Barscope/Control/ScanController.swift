@@ -94,6 +94,10 @@ public final class ScanController: Sendable {
     /// How far the running pipeline has got (nil between runs).
     public var progress: ScanProgress? { current.withLock { $0 }?.progress }
 
+    /// Frames the running pipeline's ledger holds (a bounded number: the frames between the tee and the slower
+    /// branch).
+    public var ledgerCount: Int? { current.withLock { $0 }?.ledgerCount }
+
     /// A stop has been asked for (the command line's next signal then stops at once).
     public var isStopping: Bool { requests.withLock { $0.stop } }
 
@@ -216,7 +220,9 @@ public final class ScanController: Sendable {
             let run = ScanRun(configuration: c, settings: settings) { [self] event in
                 if case .state(let s) = event {
                     if s == "playing" {
-                        if retrying > 0, !played.load(ordering: .relaxed) { outbox.post(.recovered(attempts: retrying)) }
+                        if retrying > 0, !played.load(ordering: .relaxed) {
+                            outbox.post(.recovered(attempts: retrying))
+                        }
                         played.store(true, ordering: .relaxed)
                         stateBox.withLock { $0 = .playing }
                     } else if s == "paused", requests.withLock({ $0.paused }) {

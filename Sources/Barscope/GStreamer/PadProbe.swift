@@ -60,5 +60,7 @@ final class PadProbe: @unchecked Sendable {
 }
 
 extension GstPadProbeType {
-    static func | (a: GstPadProbeType, b: GstPadProbeType) -> GstPadProbeType { GstPadProbeType(rawValue: a.rawValue | b.rawValue) }
+    static func | (a: GstPadProbeType, b: GstPadProbeType) -> GstPadProbeType {
+        GstPadProbeType(rawValue: a.rawValue | b.rawValue)
+    }
 }

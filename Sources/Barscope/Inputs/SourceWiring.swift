@@ -9,7 +9,8 @@ enum SourceWiring {
         case .demo: plan.add("appsrc name=src ! tee name=t")
         case .uri: plan.add("uridecodebin name=src ! tee name=t")
         // imagefreeze repeats the one decoded picture at a rate, so that a recording of it has a duration.
-        case .image: plan.add("uridecodebin name=src ! imagefreeze name=freeze ! capsfilter name=freezecaps ! tee name=t")
+        case .image:
+            plan.add("uridecodebin name=src ! imagefreeze name=freeze ! capsfilter name=freezecaps ! tee name=t")
         // The file's author wrote it; user values reach it as properties on its named elements.
         case .launch(let fragment, _):
             plan.addFragment(fragment)
@@ -78,7 +79,9 @@ final class RTSPSetup: Sendable {
         latencyMs = c.rtspLatencyMs
         // Credentials given apart from the URI: rtspsrc's own properties (those in the URI win: rtspsrc reads them
         // from its location).
-        if case .uri(let uri, _) = c.input, Redact.uri(uri) == uri { credentials = c.rtspCredentials } else {
+        if case .uri(let uri, _) = c.input, Redact.uri(uri) == uri {
+            credentials = c.rtspCredentials
+        } else {
             credentials = nil
         }
     }

@@ -5,7 +5,8 @@ import CGStreamer
 /// file's annotated branches.
 enum OutputWiring {
     static func plan(_ c: RunConfiguration, into plan: inout GraphPlan) {
-        plan.add("t. ! queue name=drawq ! videoconvert ! video/x-raw,format=BGRx ! cairooverlay name=overlay ! tee name=out")
+        plan.add(
+            "t. ! queue name=drawq ! videoconvert ! video/x-raw,format=BGRx ! cairooverlay name=overlay ! tee name=out")
         if let r = c.recording {
             // reccrop trims an odd last column or row: x264 cannot encode 4:2:0 at an odd size (a 391 px wide label).
             var chain = "out. ! queue name=recq ! videocrop name=reccrop ! videoconvert ! video/x-raw,format=I420"
@@ -36,7 +37,8 @@ enum OutputWiring {
             plan.add("out. ! fakesink sync=false async=false")
         }
         if c.display {
-            plan.add("out. ! queue name=winq leaky=downstream max-size-buffers=2 ! videoconvert ! autovideosink name=window")
+            plan.add(
+                "out. ! queue name=winq leaky=downstream max-size-buffers=2 ! videoconvert ! autovideosink name=window")
         }
     }
 
@@ -47,8 +49,14 @@ enum OutputWiring {
                 bs_set_string(rec, "location", r.segmentPattern)
                 bs_set_uint64(rec, "max-size-time", UInt(seconds) * 1_000_000_000)
                 bs_set_bool(rec, "send-keyframe-requests", 1)
+                // splitmuxsink holds the pipeline's preroll until it has a whole first GOP, which cannot come while
+                // the scanner is held in preroll: handling its own state changes, it no longer holds the others (a
+                // segmented recording of a file stalled 30 s on the overlay's timeouts before).
+                bs_set_bool(rec, "async-handling", 1)
                 // Our own muxer and sink: the muxer crash-tolerant, the sink not waiting for preroll (see above).
-                if let mux = gst_element_factory_make(r.muxer, nil), let sink = gst_element_factory_make("filesink", nil) {
+                if let mux = gst_element_factory_make(r.muxer, nil),
+                    let sink = gst_element_factory_make("filesink", nil)
+                {
                     if r.container == .mp4 { bs_set_uint(mux, "fragment-duration", 1000) }
                     bs_set_bool(sink, "async", 0)
                     bs_set_pointer_object(rec, "muxer", mux)

@@ -128,7 +128,9 @@ final class FrameLedger: @unchecked Sendable {
             }
             let e = entries[frame]
             let appeared = e?.appeared ?? []
-            return (e?.results ?? [], stamp, appeared.isEmpty ? nil : Snapshot(frame: frame, ptsNs: pts, tracks: appeared))
+            return (
+                e?.results ?? [], stamp, appeared.isEmpty ? nil : Snapshot(frame: frame, ptsNs: pts, tracks: appeared)
+            )
         }
     }
 

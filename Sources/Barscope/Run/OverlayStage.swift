@@ -62,7 +62,9 @@ final class OverlayStage: @unchecked Sendable {
         let (found, stamp, snapshot) = ledger.forDrawing(frame, timeout: 10)
         guard let size = stamp?.frame else { return }
         if found == nil, timeouts.add(1, ordering: .relaxed).oldValue == 0 {
-            emit(.warning(message: "the scanner fell 10 s behind the overlay; drawing without results", source: "overlay"))
+            emit(
+                .warning(
+                    message: "the scanner fell 10 s behind the overlay; drawing without results", source: "overlay"))
         }
         let shown = found ?? []
         let drawnFrames = metrics.drawn.withLock { d -> Int in

@@ -96,7 +96,8 @@ struct RunLoop: Sendable {
                 let resume: [Action] = phase == .paused ? [.setPlaying] : []
                 phase = .finishing(lastMove: now, deadline: deadline)
                 return resume + [
-                    .emit(.warning(message: "stopping: finishing the recording (signal again to stop now)", source: nil)),
+                    .emit(
+                        .warning(message: "stopping: finishing the recording (signal again to stop now)", source: nil)),
                     .sendEOS,
                 ]
             case .done: return []
@@ -152,7 +153,9 @@ struct RunLoop: Sendable {
         case .finishing(let last, let deadline):
             if now >= deadline {
                 phase = .done
-                return [.emit(.warning(message: "end of stream did not arrive in time; stopping", source: nil)), .finish]
+                return [
+                    .emit(.warning(message: "end of stream did not arrive in time; stopping", source: nil)), .finish,
+                ]
             }
             if now - last >= options.quietSeconds {
                 phase = .done

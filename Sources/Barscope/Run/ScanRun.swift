@@ -81,7 +81,8 @@ final class ScanRun: Sendable {
             // plugging it: seen 2 times in 40 on a truncated MP4): a silent file is opened once more.
             do { return try runGraph() } catch is Reopen {}
             do { return try runGraph() } catch is Reopen {
-                throw BarscopeError.noPicture(input: configuration.input.description, seconds: Int(Self.firstPictureSeconds))
+                throw BarscopeError.noPicture(
+                    input: configuration.input.description, seconds: Int(Self.firstPictureSeconds))
             }
         } catch let e as BarscopeError {
             // The event stream says why it ends, as standard error does.
@@ -164,7 +165,8 @@ final class ScanRun: Sendable {
             }
         }
         return .pipeline(
-            GStreamerError(domain: "barscope", code: 0, message: "\(configuration.input): the pipeline would not start"))
+            GStreamerError(domain: "barscope", code: 0, message: "\(configuration.input): the pipeline would not start")
+        )
     }
 
     private func role(of origin: UnsafeMutablePointer<GstObject>?, _ pipeline: Pipeline, _ wired: SourceWiring.Wired)
@@ -307,7 +309,9 @@ enum AppSinkWiring {
             target.stage.waitIdle()
             target.ledger.end()
         }
-        gst_app_sink_set_callbacks(bs_app_sink(scan), &callbacks, Unmanaged.passRetained(Target(stage, ledger)).toOpaque()) {
+        gst_app_sink_set_callbacks(
+            bs_app_sink(scan), &callbacks, Unmanaged.passRetained(Target(stage, ledger)).toOpaque()
+        ) {
             data in
             if let data { Unmanaged<Target>.fromOpaque(data).release() }
         }

@@ -85,7 +85,8 @@ final class ScanStage: @unchecked Sendable {
         let sequence = submitted
         submitted += 1
         pool.submit(
-            ScanWorkerPool.Job(sequence: sequence, frame: frame, ptsNs: raw == .max ? nil : UInt64(raw), sample: sample))
+            ScanWorkerPool.Job(sequence: sequence, frame: frame, ptsNs: raw == .max ? nil : UInt64(raw), sample: sample)
+        )
     }
 
     /// A scanning worker: scan, then deliver every frame that is ready, in order.

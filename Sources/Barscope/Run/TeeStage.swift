@@ -33,14 +33,24 @@ final class TeeStage: @unchecked Sendable {
     /// Installs the probes: on the tee's sink pad (numbers, caps) and on videocrop's (the crop of each buffer).
     func attach(tee: UnsafeMutablePointer<GstElement>) {
         let tap = GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM
-        if let p = PadProbe(on: tee, pad: "sink", mask: tap, { [weak self] info in
-            self?.observe(info)
-            return GST_PAD_PROBE_OK
-        }) { probes.append(p) }
-        if let p = PadProbe(on: crop, pad: "sink", mask: GST_PAD_PROBE_TYPE_BUFFER, { [weak self] info in
-            self?.cropFor(info)
-            return GST_PAD_PROBE_OK
-        }) { probes.append(p) }
+        if let p = PadProbe(
+            on: tee, pad: "sink", mask: tap,
+            { [weak self] info in
+                self?.observe(info)
+                return GST_PAD_PROBE_OK
+            })
+        {
+            probes.append(p)
+        }
+        if let p = PadProbe(
+            on: crop, pad: "sink", mask: GST_PAD_PROBE_TYPE_BUFFER,
+            { [weak self] info in
+                self?.cropFor(info)
+                return GST_PAD_PROBE_OK
+            })
+        {
+            probes.append(p)
+        }
     }
 
     func detach() {

@@ -1,0 +1,184 @@
+import CGStreamer
+import Foundation
+
+/// A pipeline file's values as a run's configuration: each checked, each error naming origin, section, key and
+/// value.
+extension PipelineSpec {
+    /// The run this pipeline describes, every value checked.
+    /// - Returns: the configuration and where events go (`-` for standard output).
+    /// - Throws: ``BarscopeError`` naming origin, section, key and value.
+    public func configuration() throws -> (RunConfiguration, eventsPath: String) {
+        var c = RunConfiguration()
+        func bad(_ name: String, _ expected: String) -> BarscopeError {
+            let v = values[name]!
+            let parts = name.split(separator: ".").map(String.init)
+            if v.origin.hasPrefix("-") && v.origin != "--set" {
+                return .badValue("\(v.origin) '\(v.text)': expected \(expected)")
+            }
+            return .badValue("\(v.origin): [\(parts[0])] \(parts[1]): '\(Redact.uri(v.text))' is not \(expected)")
+        }
+        func text(_ name: String) -> String? { values[name]?.text }
+        func bool(_ name: String) throws -> Bool? {
+            guard let t = text(name) else { return nil }
+            switch t.lowercased() {
+            case "true", "yes", "on", "1": return true
+            case "false", "no", "off", "0": return false
+            default: throw bad(name, "true or false")
+            }
+        }
+        func int(_ name: String, min: Int) throws -> Int? {
+            guard let t = text(name) else { return nil }
+            guard let v = Int(t), v >= min else { throw bad(name, "a whole number ≥ \(min)") }
+            return v
+        }
+
+        var demo = DemoOptions()
+        if let t = text("source.size") {
+            guard let s = Size(parsing: t), s.width >= 64, s.height >= 64, s.width <= 8192, s.height <= 8192 else {
+                throw bad("source.size", "WIDTHxHEIGHT between 64x64 and 8192x8192")
+            }
+            demo.size = s
+        }
+        if let v = try int("source.fps", min: 1) { demo.fps = v }
+        if let v = try int("source.frames", min: 0) { demo.frames = v }
+        if let v = try bool("source.live") { demo.live = v }
+        if let launch = values["source.launch"] {
+            // The file's own source: its author's fragment; user values reach it through [properties].
+            if let input = values["source.input"], input.origin != "validate" {
+                throw BarscopeError.badValue(
+                    "\(launch.origin): [source]: give either input or launch, not both (input from \(input.origin))")
+            }
+            guard !launch.text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw BarscopeError.badValue("\(launch.origin): [source] launch: empty")
+            }
+            c.input = .launch(launch.text, live: demo.live)
+        } else {
+            do { c.input = try InputSource.parse(text("source.input") ?? "demo", demo: demo) } catch let e
+                as BarscopeError
+            {
+                // A file or --set is named; a flag or positional source already is the value at fault.
+                if let v = values["source.input"], v.origin != "the command line",
+                    !v.origin.hasPrefix("-") || v.origin == "--set"
+                {
+                    throw BarscopeError.badInput("\(v.origin): [source] input: \(e.description)")
+                }
+                throw e
+            }
+
+        }
+        if text("source.frames") != nil { c.imageFrames = demo.frames }
+        c.imageFPS = demo.fps
+        // A camera is asked only for what was stated; the demo's defaults are not a request.
+        c.camera = CameraRequest(
+            size: text("source.size") == nil ? nil : demo.size, fps: text("source.fps") == nil ? nil : demo.fps,
+            format: text("source.format"))
+        if let t = text("source.format") {
+            guard !t.isEmpty, t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw bad("source.format", "a pixel format such as YUY2, NV12 or MJPG")
+            }
+            guard case .device = c.input else {
+                let origin = values["source.format"]!.origin
+                throw BarscopeError.badValue(
+                    origin.hasPrefix("-") && origin != "--set"
+                        ? "\(origin) '\(t)': only for a camera input (/dev/videoN)"
+                        : "\(origin): [source] format: '\(t)' is only for a camera input (/dev/videoN)")
+            }
+        }
+        if let t = text("source.rtsp-transport") {
+            guard t == "tcp" || t == "udp" else { throw bad("source.rtsp-transport", "tcp or udp") }
+            c.rtspTransport = t
+        }
+        if let v = try int("source.latency", min: 0) { c.rtspLatencyMs = v }
+        c.rtspCredentials = RTSPCredentials.fromEnvironment()
+
+        if try bool("viewfinder.enabled") == false {
+            c.viewfinder = .off
+        } else {
+            do {
+                c.viewfinder = try Viewfinder.parse(
+                    aspect: text("viewfinder.aspect-ratio") ?? "4:3", insets: text("viewfinder.insets") ?? "20",
+                    region: text("viewfinder.region"))
+            } catch let e as BarscopeError {
+                // Viewfinder.parse names the value it refused first: "viewfinder '…'", "insets '…'", "region '…'".
+                let key =
+                    e.description.hasPrefix("insets")
+                    ? "insets" : e.description.hasPrefix("region") ? "region" : "aspect-ratio"
+                let origin = values["viewfinder." + key]?.origin ?? "the command line"
+                throw BarscopeError.badValue(Self.located(origin, "viewfinder", key, e.description))
+            }
+            if let v = try int("viewfinder.preferred-height", min: 1) { c.viewfinder.preferredHeight = Double(v) }
+            if let t = text("viewfinder.secondary-aspect-ratio") {
+                guard let r = AspectRatio(parsing: t) else { throw bad("viewfinder.secondary-aspect-ratio", "W:H") }
+                c.viewfinder.secondaryAspectRatio = r
+            }
+            if let t = text("viewfinder.secondary-insets") {
+                do { c.viewfinder.secondaryMinimumInset = try Viewfinder.parseInsets(t) } catch {
+                    throw bad("viewfinder.secondary-insets", "N or top,left,bottom,right (each ≥ 0)")
+                }
+            }
+        }
+
+        for s in symbologies {
+            do { try c.scanner.add(s.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(s.origin, "decoder", "symbologies", e.description))
+            }
+        }
+        if let v = values["decoder.engine"] {
+            do { c.engine = try Engine.parse(v.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(v.origin, "decoder", "engine", e.description))
+            }
+        }
+        if let v = try int("decoder.threads", min: 1) { c.scanThreads = v }
+        if let v = try bool("decoder.tracked") { c.tracked = v }
+        if let v = try int("decoder.search-every", min: 1) {
+            c.tracked = true
+            c.trackedInterval = v
+        }
+
+        for key in OverlayStyle.keys {
+            guard let v = values["overlay." + key] else { continue }
+            do { try c.style.set(key, to: v.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(v.origin, "overlay", key, e.description))
+            }
+        }
+        if let v = try bool("tracking.every-frame") { c.everyFrame = v }
+        if let v = try int("tracking.lost-after-frames", min: 1) { c.lostAfterFrames = v }
+        if let v = values["tracking.report"] {
+            do { c.duplicates = try DuplicatePolicy.parse(v.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(Self.located(v.origin, "tracking", "report", e.description))
+            }
+        }
+        if let path = text("record.path") {
+            do {
+                c.recording = try Recording(path: path, segmentSeconds: try int("record.segment-seconds", min: 1))
+            } catch let e as BarscopeError where !e.description.contains("[record]") {
+                throw BarscopeError.badValue(
+                    Self.located(values["record.path"]!.origin, "record", "path", e.description))
+            }
+        } else if values["record.segment-seconds"] != nil {
+            throw BarscopeError.badValue(
+                "\(values["record.segment-seconds"]!.origin): [record] segment-seconds: needs [record] path")
+        }
+        if let v = try bool("display.enabled") { c.display = v }
+        c.serveRTSP = text("rtsp.serve")
+        c.snapshotFolder = text("snapshots.folder")
+        for name in Set(
+            values.keys.compactMap { k -> String? in
+                guard k.hasPrefix("branch ") else { return nil }
+                return String(k.split(separator: ".", maxSplits: 1)[0])
+            }
+        ).sorted() {
+            let origin = (values[name + ".launch"] ?? values[name + ".from"])!.origin
+            guard let launch = values[name + ".launch"]?.text, !launch.isEmpty else {
+                throw BarscopeError.badValue("\(origin): [\(name)] launch: required (a gst-launch fragment)")
+            }
+            let from = values[name + ".from"]?.text ?? "annotated"
+            guard from == "annotated" || from == "raw" else {
+                throw BarscopeError.badValue("\(origin): [\(name)] from: '\(from)' is not annotated or raw")
+            }
+            c.branches.append(Branch(name: Self.branchName(name)!, annotated: from == "annotated", launch: launch))
+        }
+        c.properties = properties
+        return (c, text("events.path") ?? "-")
+    }
+}

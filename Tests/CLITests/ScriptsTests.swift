@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The scripts a newcomer runs first: scripts/barscope's build says one line the first time, nothing when up to
+/// date, and its log only when it fails, never SwiftPM's pkg-config noise (issue 13, defect 8). The function is
+/// run with the real `swift` on throwaway roots; a real build is scripts/barscope's own first run.
+struct ScriptsTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Runs `quiet_build ARGS` from scripts/env.sh with `root` set to `folder`; returns status, stdout, stderr.
+    func quietBuild(in folder: String, _ args: String) throws -> (Int32, String, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", "source '\(Self.root.path)/scripts/env.sh'; root='\(folder)'; quiet_build demo \(args)"]
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    func folder() throws -> String {
+        let f = FileManager.default.temporaryDirectory.appendingPathComponent("quiet-build-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: f, withIntermediateDirectories: true)
+        return f.path
+    }
+
+    @Test func aFirstBuildSaysOneLineAndNothingElse() throws {
+        // `swift build --version` succeeds anywhere and prints its version: the function must swallow it.
+        let f = try folder()
+        let (status, out, err) = try quietBuild(in: f, "--version")
+        #expect(status == 0)
+        #expect(out.isEmpty, "standard output stays for barscope: \(out)")
+        #expect(err == "building demo (first run, a few minutes)...\n", "\(err)")
+        // Once built (the folder exists), nothing at all.
+        try FileManager.default.createDirectory(atPath: f + "/.build/debug", withIntermediateDirectories: true)
+        let (again, out2, err2) = try quietBuild(in: f, "--version")
+        #expect(again == 0 && out2.isEmpty && err2.isEmpty, "\(out2)\(err2)")
+    }
+
+    @Test func aFailedBuildShowsItsLogAndSaysSo() throws {
+        let f = try folder()
+        try FileManager.default.createDirectory(atPath: f + "/.build/debug", withIntermediateDirectories: true)
+        // No Package.swift there: SwiftPM's own error is the log.
+        let (status, out, err) = try quietBuild(in: f, "--product nothing")
+        #expect(status != 0)
+        #expect(out.isEmpty)
+        #expect(err.contains("error"), "the build's log: \(err)")
+        #expect(err.hasSuffix("the build of demo failed (its log is above)\n"), "\(err)")
+        #expect(!err.contains("prohibited flag"))
+    }
+}
