@@ -40,7 +40,8 @@ struct RunErrorsTests {
     @Test func anUnreachableRTSPServerSaysWhy() throws {
         let c = try config("rtsp://user:secret@cam.local:8554/s")
         let e = GStreamerError(
-            domain: resource, code: Int32(GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue), message: "Could not open resource")
+            domain: resource, code: Int32(GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue),
+            message: "Could not open resource")
         let mapped = RunErrors.map(e, role: .source, configuration: c) { uri in
             #expect(uri.contains("secret"), "the probe gets the real URI")
             return "nothing listens on cam.local:8554 (connection refused)"
@@ -48,14 +49,16 @@ struct RunErrorsTests {
         #expect(
             mapped
                 == .sourceUnreachable(
-                    input: "rtsp://user:***@cam.local:8554/s", reason: "nothing listens on cam.local:8554 (connection refused)"))
+                    input: "rtsp://user:***@cam.local:8554/s",
+                    reason: "nothing listens on cam.local:8554 (connection refused)"))
         #expect(!mapped.description.contains("secret"))
         #expect(!mapped.isUsersMistake, "a camera that is away may come back: the policy may retry it")
     }
 
     @Test func aWrongPasswordIsTheUsersMistake() throws {
         let c = try config("rtsp://user:wrong@127.0.0.1:8554/s")
-        let e = GStreamerError(domain: resource, code: Int32(GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue), message: "Unauthorized")
+        let e = GStreamerError(
+            domain: resource, code: Int32(GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue), message: "Unauthorized")
         let mapped = RunErrors.map(e, role: .source, configuration: c) { _ in nil }
         guard case .notAuthorized = mapped else {
             Issue.record("\(mapped)")

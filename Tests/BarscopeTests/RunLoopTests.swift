@@ -6,7 +6,8 @@ import Testing
 struct RunLoopTests {
     func machine(watchdog: Double? = nil, firstPicture: Double? = nil) -> RunLoop {
         RunLoop(
-            options: .init(watchdogSeconds: watchdog, firstPictureSeconds: firstPicture, quietSeconds: 10, inputName: "cam"),
+            options: .init(
+                watchdogSeconds: watchdog, firstPictureSeconds: firstPicture, quietSeconds: 10, inputName: "cam"),
             now: 0)
     }
 
