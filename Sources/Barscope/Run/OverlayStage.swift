@@ -23,15 +23,12 @@ final class OverlayStage: @unchecked Sendable {
     private let timeouts = Atomic<Int>(0)
     private var probe: PadProbe? = nil
 
-    init(
-        configuration: RunConfiguration, settings: LiveSettings, ledger: FrameLedger, metrics: RunMetrics,
-        emit: @escaping @Sendable (Event) -> Void
-    ) {
-        self.configuration = configuration
-        self.settings = settings
-        self.ledger = ledger
-        self.metrics = metrics
-        self.emit = emit
+    init(_ parts: RunParts) {
+        configuration = parts.configuration
+        settings = parts.settings
+        ledger = parts.ledger
+        metrics = parts.metrics
+        emit = parts.emit
         let v = settings.values
         renderer = OverlayRenderer(style: v.style)
         styleGeneration = v.styleGeneration

@@ -111,7 +111,8 @@ final class ScanRun: Sendable {
         let timeline = RegionTimeline(settings: settings)
         let teeStage = TeeStage(
             timeline: timeline, ledger: ledger, crop: crop, recordingCrop: pipeline.child("reccrop"), emit: emit)
-        let scanStage = ScanStage(configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit)
+        let parts = RunParts(configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit)
+        let scanStage = ScanStage(parts)
         // Registered before anything can start a thread: whatever throws below, the scanning threads end.
         defer {
             ledger.end()
@@ -123,8 +124,7 @@ final class ScanRun: Sendable {
         teeStage.attach(tee: tee)
         AppSinkWiring.configure(scan, queue: scanq, live: live, stage: scanStage, ledger: ledger)
         if c.draws, let overlay = pipeline.child("overlay") {
-            OverlayStage(configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit)
-                .attach(to: overlay)
+            OverlayStage(parts).attach(to: overlay)
         }
         OutputWiring.configure(pipeline, c, live: live)
         // The encoder's output is progress: a stop waits while a slow recording is still being written.

@@ -26,15 +26,12 @@ final class ScanStage: @unchecked Sendable {
     private var prerolled: Int? = nil
     private var submitted = 0
 
-    init(
-        configuration: RunConfiguration, settings: LiveSettings, ledger: FrameLedger, metrics: RunMetrics,
-        emit: @escaping @Sendable (Event) -> Void
-    ) {
-        self.configuration = configuration
-        self.settings = settings
-        self.ledger = ledger
-        self.metrics = metrics
-        self.emit = emit
+    init(_ parts: RunParts) {
+        configuration = parts.configuration
+        settings = parts.settings
+        ledger = parts.ledger
+        metrics = parts.metrics
+        emit = parts.emit
         sequencer = Locked(
             ResultSequencer(
                 lostAfterFrames: configuration.lostAfterFrames, duplicates: configuration.duplicates,
