@@ -12,11 +12,7 @@ import Synchronization
 /// that then calls draw (basetransform runs them back to back).
 /// Sendable: `frame`, `renderer` and `styleGeneration` are touched by the overlay's streaming thread only.
 final class OverlayStage: @unchecked Sendable {
-    private let configuration: RunConfiguration
-    private let settings: LiveSettings
-    private let ledger: FrameLedger
-    private let metrics: RunMetrics
-    private let emit: @Sendable (Event) -> Void
+    private let parts: RunParts
     private var renderer: OverlayRenderer
     private var styleGeneration: Int
     private var frame = -1
@@ -24,12 +20,8 @@ final class OverlayStage: @unchecked Sendable {
     private var probe: PadProbe? = nil
 
     init(_ parts: RunParts) {
-        configuration = parts.configuration
-        settings = parts.settings
-        ledger = parts.ledger
-        metrics = parts.metrics
-        emit = parts.emit
-        let v = settings.values
+        self.parts = parts
+        let v = parts.settings.values
         renderer = OverlayRenderer(style: v.style)
         styleGeneration = v.styleGeneration
     }
@@ -56,31 +48,31 @@ final class OverlayStage: @unchecked Sendable {
 
     /// cairooverlay's draw signal (the overlay branch's streaming thread).
     private func draw(on cr: OpaquePointer) {
-        let (found, stamp, snapshot) = ledger.forDrawing(frame, timeout: 10)
+        let (found, stamp, snapshot) = parts.ledger.forDrawing(frame, timeout: 10)
         guard let size = stamp?.frame else { return }
         if found == nil, timeouts.add(1, ordering: .relaxed).oldValue == 0 {
-            emit(
+            parts.emit(
                 .warning(
                     message: "the scanner fell 10 s behind the overlay; drawing without results", source: "overlay"))
         }
         let shown = found ?? []
-        let drawnFrames = metrics.drawn.withLock { d -> Int in
+        let drawnFrames = parts.metrics.drawn.withLock { d -> Int in
             d += 1
             return d
         }
-        let seconds = Date().timeIntervalSince(metrics.started)
+        let seconds = Date().timeIntervalSince(parts.metrics.started)
         let status = String(
             format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
-            metrics.counts.codes, seconds > 0 ? Double(drawnFrames) / seconds : 0)
-        if settings.styleGeneration != styleGeneration {
-            let v = settings.values
+            parts.metrics.counts.codes, seconds > 0 ? Double(drawnFrames) / seconds : 0)
+        if parts.settings.styleGeneration != styleGeneration {
+            let v = parts.settings.values
             styleGeneration = v.styleGeneration
             renderer = OverlayRenderer(style: v.style)
         }
         renderer.draw(
             on: cr, frame: size, viewfinder: stamp?.region, secondary: stamp?.secondary, detections: shown,
             status: status)
-        if let folder = configuration.snapshotFolder, let due = snapshot {
+        if let folder = parts.configuration.snapshotFolder, let due = snapshot {
             save(cr, folder: folder, due)
         }
     }
@@ -93,9 +85,9 @@ final class OverlayStage: @unchecked Sendable {
         guard let surface = cairo_get_target(cr) else { return }
         cairo_surface_flush(surface)
         if cairo_surface_write_to_png(surface, path) == CAIRO_STATUS_SUCCESS {
-            emit(.snapshot(frame: due.frame, ptsNs: due.ptsNs, path: path, tracks: due.tracks))
+            parts.emit(.snapshot(frame: due.frame, ptsNs: due.ptsNs, path: path, tracks: due.tracks))
         } else {
-            emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
+            parts.emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
         }
     }
 }

@@ -10,11 +10,7 @@ import Synchronization
 /// Sendable: the pool, the sequencer and the counters are behind locks or atomics; `prerolled` and `submitted` are
 /// touched by appsink's streaming thread only.
 final class ScanStage: @unchecked Sendable {
-    let configuration: RunConfiguration
-    private let settings: LiveSettings
-    private let ledger: FrameLedger
-    private let metrics: RunMetrics
-    private let emit: @Sendable (Event) -> Void
+    private let parts: RunParts
     private let sequencer: Locked<ResultSequencer<Void>>
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
@@ -27,23 +23,20 @@ final class ScanStage: @unchecked Sendable {
     private var submitted = 0
 
     init(_ parts: RunParts) {
-        configuration = parts.configuration
-        settings = parts.settings
-        ledger = parts.ledger
-        metrics = parts.metrics
-        emit = parts.emit
+        self.parts = parts
         sequencer = Locked(
             ResultSequencer(
-                lostAfterFrames: configuration.lostAfterFrames, duplicates: configuration.duplicates,
-                everyFrame: configuration.everyFrame))
+                lostAfterFrames: parts.configuration.lostAfterFrames, duplicates: parts.configuration.duplicates,
+                everyFrame: parts.configuration.everyFrame))
     }
 
     /// Starts the scanning threads: only once the graph is built and wired, right before it plays, so that a graph
     /// that fails to build leaves no thread behind. `stop()` ends them.
     func start() {
         let p = ScanWorkerPool(
-            workers: configuration.scanThreads, settings: configuration.scanner, engine: configuration.engine,
-            live: settings
+            workers: parts.configuration.scanThreads, settings: parts.configuration.scanner,
+            engine: parts.configuration.engine,
+            live: parts.settings
         ) { [weak self] scanner, job in self?.scan(job, with: scanner) }
         pool.withLock { $0 = p }
     }
@@ -88,17 +81,17 @@ final class ScanStage: @unchecked Sendable {
 
     /// A scanning worker: scan, then deliver every frame that is ready, in order.
     private func scan(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
-        let region = ledger.stamp(of: job.frame)?.region
+        let region = parts.ledger.stamp(of: job.frame)?.region
         let detections = withLumaPlane(of: job.sample) { luma, _ in read(luma, job, region, scanner) } ?? []
         // Bookkeeping under the lock (the events are queued, never delivered, here); the order of frames holds.
         sequencer.withLock { seq in
             let ready = seq.add(
                 .init(sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections, payload: ()))
             for r in ready {
-                let arrival = ledger.scanned(r.frame, detections: r.detections, appeared: r.appeared)
-                metrics.scanned(
+                let arrival = parts.ledger.scanned(r.frame, detections: r.detections, appeared: r.appeared)
+                parts.metrics.scanned(
                     ptsNs: r.ptsNs, codes: seq.tracksStarted, latency: arrival.map { ContinuousClock.now - $0 })
-                for e in r.events { emit(e) }
+                for e in r.events { parts.emit(e) }
             }
         }
     }
@@ -106,7 +99,7 @@ final class ScanStage: @unchecked Sendable {
     private func read(_ luma: LumaImage, _ job: ScanWorkerPool.Job, _ region: PixelRect?, _ scanner: BarcodeReader)
         -> [Detection]
     {
-        let c = configuration
+        let c = parts.configuration
         let mapping = CropMapping(region: region)
         guard c.tracked else {
             scanner.zbarScanner.setDensity(1)
@@ -133,7 +126,7 @@ final class ScanStage: @unchecked Sendable {
     private func trackedSearch(_ luma: LumaImage, mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader)
         -> [Detection]
     {
-        scanner.zbarScanner.setDensity(configuration.trackedSearchDensity)
+        scanner.zbarScanner.setDensity(parts.configuration.trackedSearchDensity)
         let n = searchCount.add(1, ordering: .relaxed).oldValue
         if n % TrackedSearch.validateEvery == 0 {
             let found = scanner.read(luma, mapping: mapping, viewfinder: region)
@@ -157,7 +150,7 @@ final class ScanStage: @unchecked Sendable {
     /// After the run (every thread stopped): the open tracks close; frames scanned and codes seen.
     func finish() -> (frames: Int, codes: Int) {
         let (events, frames, codes) = sequencer.withLock { seq in (seq.finish(), seq.delivered, seq.tracksStarted) }
-        for e in events { emit(e) }
+        for e in events { parts.emit(e) }
         return (frames, codes)
     }
 }

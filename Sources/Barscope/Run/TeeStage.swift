@@ -32,24 +32,17 @@ final class TeeStage: @unchecked Sendable {
 
     /// Installs the probes: on the tee's sink pad (numbers, caps) and on videocrop's (the crop of each buffer).
     func attach(tee: UnsafeMutablePointer<GstElement>) {
-        let tap = GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM
-        if let p = PadProbe(
-            on: tee, pad: "sink", mask: tap,
-            { [weak self] info in
-                self?.observe(info)
+        typealias Body = @Sendable (TeeStage, UnsafeMutablePointer<GstPadProbeInfo>) -> Void
+        let watched: [(UnsafeMutablePointer<GstElement>, GstPadProbeType, Body)] = [
+            (tee, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { $0.observe($1) }),
+            (crop, GST_PAD_PROBE_TYPE_BUFFER, { $0.cropFor($1) }),
+        ]
+        for (element, mask, body) in watched {
+            let probe = PadProbe(on: element, pad: "sink", mask: mask) { [weak self] info in
+                if let self { body(self, info) }
                 return GST_PAD_PROBE_OK
-            })
-        {
-            probes.append(p)
-        }
-        if let p = PadProbe(
-            on: crop, pad: "sink", mask: GST_PAD_PROBE_TYPE_BUFFER,
-            { [weak self] info in
-                self?.cropFor(info)
-                return GST_PAD_PROBE_OK
-            })
-        {
-            probes.append(p)
+            }
+            if let probe { probes.append(probe) }
         }
     }
 
