@@ -1,3 +1,4 @@
+import CBarscope
 import CGStreamer
 
 /// The part of our graph an element belongs to, decided by identity (the element or one inside it), never by its
