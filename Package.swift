@@ -26,6 +26,8 @@ let package = Package(
             providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // libsoup 3: the service's HTTP server (`barscope serve`), on GLib's main loop.
+        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // zxing-cpp, the second decoding engine (DataMatrix, Aztec, PDF417, Micro QR; character sets ZBar gets wrong).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
@@ -39,7 +41,7 @@ let package = Package(
             name: "Barscope",
             dependencies: [
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
-                "CQREncode", "CBarscope", "CZXingReader",
+                "CQREncode", "CBarscope", "CZXingReader", "CSoup",
             ]),
         .executableTarget(name: "barscope", dependencies: ["Barscope", "CBarscope"]),
         // Fuzz targets: under libFuzzer with scripts/fuzz (-sanitize=fuzzer -DLIBFUZZER); built plainly, it replays

@@ -43,40 +43,8 @@ final class ControlChannel: Sendable {
     }
 
     func perform(_ line: String) {
-        var words = line.split(separator: " ").map(String.init)
-        guard let command = words.first else { return }
-        words.removeFirst()
         do {
-            switch command {
-            case "pause": controller.pause()
-            case "resume": controller.resume()
-            case "stop": controller.requestStop()
-            case "viewfinder", "region":
-                var frames = 0
-                if let i = words.firstIndex(of: "animate"), i + 1 < words.count, let n = Int(words[i + 1]), n >= 0 {
-                    frames = n
-                    words.removeSubrange(i...(i + 1))
-                }
-                guard words.count == 1 else { throw BarscopeError.badValue("expected one value") }
-                let current = controller.settings.values.viewfinder
-                let v =
-                    command == "region"
-                    ? try Viewfinder.parse(aspect: "off", region: words[0])
-                    : try Viewfinder.parse(aspect: words[0], insets: current.minimumInset.description)
-                try controller.setViewfinder(v, animationFrames: frames)
-            case "symbologies":
-                controller.setDecoder(
-                    try ScannerSettings(words.map { $0.hasPrefix("-S") ? String($0.dropFirst(2)) : $0 }))
-            case "engine":
-                guard words.count == 1 else { throw BarscopeError.badValue("expected zbar, zxing or both") }
-                controller.setDecoder(engine: try Engine.parse(words[0]))
-            case "style":
-                // On the current style: successive `style` commands add up.
-                try controller.settings.updateStyle { try $0.apply(words.joined(separator: ";")) }
-            default:
-                throw BarscopeError.badValue(
-                    "unknown command (viewfinder, region, symbologies, engine, style, pause, resume, stop)")
-            }
+            try controller.perform(line)
         } catch {
             report(.warning(message: "control '\(line)': \(error)", source: "control"))
         }

@@ -13,6 +13,7 @@ enum Help {
                                                    scan still images, like zbarimg
           barscope generate OUT.mp4 [options]      write a demo clip (and its truth) for tests and benchmarks
                                                    (.mp4, .mkv or .webm)
+          barscope serve [--listen HOST:PORT]      a service running many pipelines at once, over HTTP
           barscope --help | --version
 
         Examples:
@@ -24,6 +25,35 @@ enum Help {
         4 'scan' found no code; 128+N stopped by signal N (after finishing the recording).
 
         'barscope COMMAND --help' tells more.
+        """
+
+    static let serve = """
+        Usage: barscope serve [--listen HOST:PORT] [--token-file FILE] [--state DIR] [--pipelines DIR]
+
+        A long-running service that runs many named pipelines at once, controlled over HTTP (JSON).
+
+        Options:
+          --listen HOST:PORT   where to listen (default 127.0.0.1:8080); an address other than loopback
+                               needs --token-file
+          --token-file FILE    every request then needs 'Authorization: Bearer TOKEN' (one word, 16+ characters)
+          --state DIR          the instances to bring back after a restart (default $STATE_DIRECTORY,
+                               $XDG_STATE_HOME/barscope or ~/.local/state/barscope)
+          --pipelines DIR      named pipelines looked up here first
+
+        API:
+          GET    /v1/pipelines                         the named pipelines
+          POST   /v1/pipelines/NAME/instances          {"set": {"source.input": "clip.mp4"}} -> 201 {"id": ...}
+          GET    /v1/instances[/ID]                    status: state, frames, fps, latency, codes, restarts, error
+          POST   /v1/instances/ID/control              {"command": "viewfinder 16:9 animate 8"} (as --control)
+          DELETE /v1/instances/ID                      stop (recording finished), the final status
+          GET    /v1/instances/ID/events               Server-Sent Events (Last-Event-ID or ?since=N resumes)
+          GET    /v1/instances/ID/frame.jpg            the newest annotated frame
+          GET    /v1/instances/ID/stream.mjpg?fps=N    the annotated stream as MJPEG (default 5 frames/s)
+          GET    /metrics                              Prometheus text
+          GET    /healthz                              ok
+
+        SIGTERM stops every instance with its recording finished, then exits 0; the instances come back at the
+        next start.
         """
 
     static let run = """

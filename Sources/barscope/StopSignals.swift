@@ -15,7 +15,7 @@ enum StopSignals {
     /// on a reader that does not read, say).
     static func watch(_ controller: ScanController, onStopNow: @escaping @Sendable () -> Void) {
         let thread = Thread {
-            var handled = bs_stop_requests()
+            var handled: Int32 = 0  // a signal that came before this thread started counts too
             while true {
                 Thread.sleep(forTimeInterval: 0.05)
                 let n = bs_stop_requests()

@@ -32,6 +32,8 @@ do {
         exit(try ScanCommand.main(rest))
     case "run":
         exit(try RunCommand.main(rest))
+    case "serve":
+        exit(try ServeCommand.main(rest))
     case "generate":
         exit(try GenerateCommand.main(rest))
     case "pipelines":

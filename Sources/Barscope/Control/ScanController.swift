@@ -41,6 +41,8 @@ public final class ScanController: Sendable {
     public let condition: RestartCondition
     /// What the user set that may change while playing; every run, restarts included, starts from it.
     public let settings: LiveSettings
+    /// Latency from the tee to results, across every run.
+    public let latency = LatencyHistogram()
 
     private let configuration: RunConfiguration
     private let outbox: EventOutbox
@@ -217,7 +219,7 @@ public final class ScanController: Sendable {
             let retrying = attempt
             var c = settings.applied(to: configuration)
             c.recording = recording
-            let run = ScanRun(configuration: c, settings: settings) { [self] event in
+            let run = ScanRun(configuration: c, settings: settings, histogram: latency) { [self] event in
                 if case .state(let s) = event {
                     if s == "playing" {
                         if retrying > 0, !played.load(ordering: .relaxed) {

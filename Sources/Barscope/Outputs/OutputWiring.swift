@@ -32,7 +32,15 @@ enum OutputWiring {
             plan.add("out. ! queue name=branch-\(b.name)")
             plan.addFragment("! \(b.launch)")
         }
-        if c.recording == nil && !c.display && c.serveRTSP == nil && !c.branches.contains(where: { $0.annotated }) {
+        if c.preview != nil {
+            // Newest frame only; frames are dropped at the queue's sink unless someone watches (PreviewTap).
+            plan.add(
+                "out. ! queue name=previewq leaky=downstream max-size-buffers=1 ! videoconvert ! jpegenc quality=80 "
+                    + "! appsink name=preview max-buffers=1 drop=true sync=false async=false enable-last-sample=false")
+        }
+        if c.recording == nil && !c.display && c.serveRTSP == nil && c.preview == nil
+            && !c.branches.contains(where: { $0.annotated })
+        {
             // Drawn only for --snapshots: the frames end here.
             plan.add("out. ! fakesink sync=false async=false")
         }

@@ -59,9 +59,12 @@ public struct RunConfiguration: Sendable {
     /// how user values reach a pipeline file's fragments, never pasted into a launch string.
     public var properties: [ElementProperty] = []
 
+    /// The annotated frames as JPEG, encoded only while someone watches (`barscope serve`'s frame.jpg and MJPEG).
+    public var preview: PreviewTap? = nil
     /// Whether the overlay branch exists at all (nothing draws when nobody watches).
     var draws: Bool {
-        recording != nil || display || snapshotFolder != nil || serveRTSP != nil || branches.contains { $0.annotated }
+        recording != nil || display || snapshotFolder != nil || serveRTSP != nil || preview != nil
+            || branches.contains { $0.annotated }
     }
 }
 

@@ -18,6 +18,8 @@ final class FrameLedger: @unchecked Sendable {
         var results: [Detection]? = nil
         /// Tracks that appeared on this frame, whose annotated picture `--snapshots` keeps.
         var appeared: [Int] = []
+        /// The scanner delivered it (a live source's scanner skips frames when it falls behind).
+        var scanned = false
     }
 
     /// A frame whose annotated picture is due as a snapshot: the tracks that appeared (on it, or, live, since the
@@ -39,6 +41,8 @@ final class FrameLedger: @unchecked Sendable {
     /// frame drawn is the one that shows them).
     private var appearedSinceDrawn: (frame: Int, tracks: [Int])? = nil
     private var ended = false
+    /// Frames that left the ledger without being scanned (a live source's scanner took a newer one).
+    private var skipped = 0
     private var lastArrival = ContinuousClock.now
     private var lastMove = ContinuousClock.now
 
@@ -89,6 +93,7 @@ final class FrameLedger: @unchecked Sendable {
             latest = detections
             scannedThrough = max(scannedThrough, frame)
             let arrival = entries[frame]?.arrival
+            entries[frame]?.scanned = true
             if frameAccurate && drawn {
                 entries[frame]?.results = detections
                 entries[frame]?.appeared = appeared
@@ -145,10 +150,13 @@ final class FrameLedger: @unchecked Sendable {
     /// Entries still held (the tests check that it stays small).
     var count: Int { locked { entries.count } }
 
+    /// Frames that reached the tee and frames the scanner skipped, so far.
+    var frameCounts: (admitted: Int, skipped: Int) { locked { (next, skipped) } }
+
     private func prune() {
         let done = drawn ? min(scannedThrough, drawnThrough) : scannedThrough
         while lowest <= done {
-            entries.removeValue(forKey: lowest)
+            if let e = entries.removeValue(forKey: lowest), !e.scanned { skipped += 1 }
             lowest += 1
         }
     }

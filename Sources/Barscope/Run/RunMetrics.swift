@@ -15,6 +15,10 @@ final class RunMetrics: Sendable {
     private let state = Locked(State())
     let drawn = Locked(0)
     let started = Date()
+    /// The controller's histogram of latencies, across its runs (nil: not kept).
+    let histogram: LatencyHistogram?
+
+    init(histogram: LatencyHistogram? = nil) { self.histogram = histogram }
 
     func scanned(ptsNs: UInt64?, codes: Int, latency: Duration?) {
         state.withLock { s in
@@ -23,6 +27,7 @@ final class RunMetrics: Sendable {
             s.lastPts = ptsNs
             guard let latency else { return }
             let ms = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
+            histogram?.add(seconds: ms / 1000)
             if s.samplesMs.count < 8192 {
                 s.samplesMs.append(ms)
             } else {
@@ -44,11 +49,14 @@ final class RunMetrics: Sendable {
         return (pick(0.5), pick(0.95))
     }
 
-    func progress(durationNs: UInt64?) -> ScanProgress {
+    func progress(durationNs: UInt64?, skipped: Int) -> ScanProgress {
         let (frames, codes, pts) = counts
-        return ScanProgress(
+        var p = ScanProgress(
             frames: frames, codes: codes, positionNs: pts, durationNs: durationNs,
             seconds: Date().timeIntervalSince(started))
+        p.framesDropped = skipped
+        p.latencyMs = latencyPercentiles()
+        return p
     }
 }
 
@@ -63,5 +71,29 @@ public struct ScanProgress: Sendable {
     public var durationNs: UInt64?
     /// Since the graph was built.
     public var seconds: Double
+    /// Frames a live source's scanner skipped to stay current.
+    public var framesDropped = 0
+    /// Arrival at the tee to results, median and 95th percentile (ms).
+    public var latencyMs: (p50: Double, p95: Double)? = nil
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+}
+
+/// Latencies from the tee to results, counted into Prometheus's cumulative buckets (seconds), across a
+/// controller's runs.
+public final class LatencyHistogram: Sendable {
+    public static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+    private let state = Locked((buckets: [Int](repeating: 0, count: LatencyHistogram.bounds.count), count: 0, sum: 0.0))
+
+    public init() {}
+
+    func add(seconds: Double) {
+        state.withLock { s in
+            for (i, b) in Self.bounds.enumerated() where seconds <= b { s.buckets[i] += 1 }
+            s.count += 1
+            s.sum += seconds
+        }
+    }
+
+    /// Cumulative counts per upper bound, the count and the sum.
+    public var snapshot: (buckets: [Int], count: Int, sum: Double) { state.withLock { $0 } }
 }

@@ -33,9 +33,15 @@ final class ScanRun: Sendable {
     /// - Parameters:
     ///   - settings: the live settings (the controller's, shared by every run it starts).
     ///   - emit: called for every event; must only queue it (an `EventOutbox`), as it is called under locks.
-    init(configuration: RunConfiguration, settings: LiveSettings, emit: @escaping @Sendable (Event) -> Void) {
+    private let histogram: LatencyHistogram?
+
+    init(
+        configuration: RunConfiguration, settings: LiveSettings, histogram: LatencyHistogram? = nil,
+        emit: @escaping @Sendable (Event) -> Void
+    ) {
         self.configuration = configuration
         self.settings = settings
+        self.histogram = histogram
         self.emit = emit
     }
 
@@ -63,7 +69,7 @@ final class ScanRun: Sendable {
         guard let a = active.withLock({ $0 }) else { return nil }
         var duration: gint64 = -1
         let known = gst_element_query_duration(a.pipeline.element, GST_FORMAT_TIME, &duration) != 0 && duration > 0
-        return a.metrics.progress(durationNs: known ? UInt64(duration) : nil)
+        return a.metrics.progress(durationNs: known ? UInt64(duration) : nil, skipped: a.ledger.frameCounts.skipped)
     }
 
     /// Frames held in the ledger of the running graph (tests: it stays bounded).
@@ -107,7 +113,7 @@ final class ScanRun: Sendable {
         let wired = try SourceWiring.wire(pipeline, c, camera: camera, emit: emit)
         let live = c.input.isLive
         let ledger = FrameLedger(frameAccurate: !live, drawn: c.draws)
-        let metrics = RunMetrics()
+        let metrics = RunMetrics(histogram: histogram)
         let timeline = RegionTimeline(settings: settings)
         let teeStage = TeeStage(
             timeline: timeline, ledger: ledger, crop: crop, recordingCrop: pipeline.child("reccrop"), emit: emit)
@@ -135,6 +141,8 @@ final class ScanRun: Sendable {
             }
         }
         defer { encoded?.remove() }
+        let previewGate = c.preview?.attach(pipeline)
+        defer { previewGate?.remove() }
         active.withLock { $0 = Active(pipeline: pipeline, metrics: metrics, timeline: timeline, ledger: ledger) }
 
         let start = Date()

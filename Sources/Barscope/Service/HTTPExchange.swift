@@ -1,0 +1,115 @@
+import CSoup
+import Foundation
+
+/// One request's answer (libsoup's SoupServerMessage, one reference held). On the main loop's thread only; an answer
+/// that takes time (a stop, a frame to wait for) `defer()`s first and answers later through `MainLoop.run`.
+/// A stream (Server-Sent Events, MJPEG) writes chunks as they come and is closed by `finish()` or by the client.
+public final class HTTPExchange: @unchecked Sendable {
+    let message: OpaquePointer
+    private var paused = false
+    private var streaming = false
+    private var finished = false
+    /// Chunks handed to libsoup and chunks it has written: their difference is what a slow client has not taken.
+    private var appended = 0
+    private var written = 0
+    /// Called once when the client goes away or the answer is complete.
+    public var onClose: (() -> Void)? = nil
+
+    init(_ message: OpaquePointer) {
+        self.message = message
+        g_object_ref(UnsafeMutableRawPointer(message))
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(message)) }
+
+    /// The answer will come later (the connection waits; nothing blocks).
+    public func deferAnswer() {
+        guard !paused else { return }
+        paused = true
+        soup_server_message_pause(message)
+    }
+
+    private func resume() {
+        if paused {
+            paused = false
+            soup_server_message_unpause(message)
+        }
+    }
+
+    public func respond(_ status: Int, contentType: String, body: [UInt8]) {
+        soup_server_message_set_status(message, UInt32(status), nil)
+        body.withUnsafeBufferPointer { b in
+            soup_server_message_set_response(message, contentType, SOUP_MEMORY_COPY, b.baseAddress, gsize(b.count))
+        }
+        resume()
+    }
+
+    public func json(_ status: Int, _ value: JSONValue) {
+        respond(status, contentType: "application/json", body: Array((value.encoded() + "\n").utf8))
+    }
+
+    /// `{"error": "one line"}` with its status.
+    public func error(_ status: Int, _ message: String) {
+        json(status, .object([("error", .string(message))]))
+    }
+
+    /// Starts a response that is written piece by piece (chunked), never held whole in memory.
+    public func beginStream(contentType: String, headers: [(String, String)] = []) {
+        streaming = true
+        soup_server_message_set_status(message, 200, nil)
+        let h = soup_server_message_get_response_headers(message)
+        soup_message_headers_set_encoding(h, SOUP_ENCODING_CHUNKED)
+        soup_message_headers_replace(h, "Content-Type", contentType)
+        soup_message_headers_replace(h, "Cache-Control", "no-cache")
+        for (k, v) in headers { soup_message_headers_replace(h, k, v) }
+        soup_message_body_set_accumulate(soup_server_message_get_response_body(message), 0)
+        let me = Unmanaged.passRetained(self).toOpaque()
+        let wrote: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, data in
+            guard let data else { return }
+            Unmanaged<HTTPExchange>.fromOpaque(data).takeUnretainedValue().written += 1
+        }
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(message), "wrote-chunk", unsafeBitCast(wrote, to: GCallback.self), me, nil,
+            GConnectFlags(rawValue: 0))
+        let done: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, data in
+            guard let data else { return }
+            let me = Unmanaged<HTTPExchange>.fromOpaque(data)
+            me.takeUnretainedValue().closed()
+            me.release()
+        }
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(message), "finished", unsafeBitCast(done, to: GCallback.self), me, nil,
+            GConnectFlags(rawValue: 0))
+        resume()
+    }
+
+    /// Chunks the client has not taken yet.
+    public var backlog: Int { appended - written }
+    public var isOpen: Bool { streaming && !finished }
+
+    public func write(_ bytes: [UInt8]) {
+        guard isOpen else { return }
+        bytes.withUnsafeBufferPointer { b in
+            soup_message_body_append(
+                soup_server_message_get_response_body(message), SOUP_MEMORY_COPY, b.baseAddress, gsize(b.count))
+        }
+        appended += 1
+        // libsoup pauses a chunked answer whenever it has written every chunk: each new one unpauses it.
+        soup_server_message_unpause(message)
+    }
+
+    /// Ends a stream (the last chunk), as when the client is too slow or the instance has ended.
+    public func finish() {
+        guard isOpen else { return }
+        finished = true
+        soup_message_body_complete(soup_server_message_get_response_body(message))
+        soup_server_message_unpause(message)
+    }
+
+    private func closed() {
+        finished = true
+        let close = onClose
+        onClose = nil
+        close?()
+    }
+}

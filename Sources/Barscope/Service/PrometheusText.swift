@@ -1,0 +1,49 @@
+/// `/metrics` in Prometheus's text format: base units, one series per instance, never a code's contents in a label.
+enum PrometheusText {
+    static let version = "0.5.0"
+
+    static func render(_ service: ScanService) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        func line(_ name: String, _ labels: [(String, String)], _ value: String) {
+            let l = labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",")
+            out += "\(name)\(l.isEmpty ? "" : "{\(l)}") \(value)\n"
+        }
+        let instances = service.instances
+        let totals = instances.map { ($0, $0.totals) }
+        family("barscope_build_info", "gauge", "Barscope's version.")
+        line("barscope_build_info", [("version", version)], "1")
+        family("barscope_instance_up", "gauge", "1 while the instance is starting, playing, paused or reconnecting.")
+        for i in instances { line("barscope_instance_up", [("instance", i.id)], i.ended ? "0" : "1") }
+        family("barscope_frames_total", "counter", "Frames scanned, over every run of the instance.")
+        for (i, t) in totals { line("barscope_frames_total", [("instance", i.id)], "\(t.frames)") }
+        family("barscope_frames_dropped_total", "counter", "Frames a live source's scanner skipped to stay current.")
+        for (i, t) in totals { line("barscope_frames_dropped_total", [("instance", i.id)], "\(t.dropped)") }
+        family("barscope_codes_total", "counter", "Codes seen (tracks started), by symbology.")
+        for (i, t) in totals {
+            for (symbology, n) in t.codes.sorted(by: { $0.key < $1.key }) {
+                line("barscope_codes_total", [("instance", i.id), ("symbology", symbology)], "\(n)")
+            }
+        }
+        family("barscope_restarts_total", "counter", "Times the instance's pipeline was started again after a fault.")
+        for (i, t) in totals { line("barscope_restarts_total", [("instance", i.id)], "\(t.restarts)") }
+        family("barscope_event_latency_seconds", "histogram", "From a frame's arrival at the tee to its results.")
+        for i in instances {
+            let h = i.controller.latency.snapshot
+            for (bound, count) in zip(LatencyHistogram.bounds, h.buckets) {
+                line("barscope_event_latency_seconds_bucket", [("instance", i.id), ("le", "\(bound)")], "\(count)")
+            }
+            line("barscope_event_latency_seconds_bucket", [("instance", i.id), ("le", "+Inf")], "\(h.count)")
+            line("barscope_event_latency_seconds_sum", [("instance", i.id)], "\(h.sum)")
+            line("barscope_event_latency_seconds_count", [("instance", i.id)], "\(h.count)")
+        }
+        return out
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Synchronization
+
+/// The instances `barscope serve` runs: created from named pipelines with `SECTION.KEY` overrides, each under its
+/// own controller, so that one instance's failure never touches another; the ones asked for are written to the
+/// state folder (atomically) and started again, with the same ids, when the service starts again.
+///
+/// Sendable: the registry is behind a lock; each instance is thread-safe.
+public final class ScanService: @unchecked Sendable {
+    public enum Failure: Error, Equatable {
+        /// 404: no such pipeline or instance.
+        case notFound(String)
+        /// 400: a bad name, key or value (the command line's own message).
+        case badRequest(String)
+    }
+
+    let stateFile: String
+    private let registry = Locked<[ServiceInstance]>([])
+    /// Called when an instance has new events (any thread): the streams watching it catch up.
+    let onEvents: Locked<(@Sendable (ServiceInstance) -> Void)?> = Locked(nil)
+
+    /// - Parameter stateFolder: created if missing; holds `instances.json`.
+    /// - Throws: ``BarscopeError/badInput`` when the folder cannot be made or written.
+    public init(stateFolder: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: stateFolder, withIntermediateDirectories: true)
+        } catch {
+            throw BarscopeError.badInput("\(stateFolder): cannot make the state folder (\(error.localizedDescription))")
+        }
+        guard FileManager.default.isWritableFile(atPath: stateFolder) else {
+            throw BarscopeError.badInput("\(stateFolder): the state folder is not writable")
+        }
+        stateFile = (stateFolder as NSString).appendingPathComponent("instances.json")
+    }
+
+    /// Names and ids in paths: letters, digits, `.`, `_`, `-`, at most 64, never `.` or `..`.
+    public static func isValidName(_ s: String) -> Bool {
+        !s.isEmpty && s.count <= 64 && s != "." && s != ".."
+            && s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) }
+    }
+
+    public var instances: [ServiceInstance] { registry.withLock { $0 } }
+
+    public func instance(_ id: String) -> ServiceInstance? { registry.withLock { r in r.first { $0.id == id } } }
+
+    /// The named pipelines the service can run.
+    public func pipelines() -> [(name: String, description: String?)] {
+        PipelineSpec.all().map { ($0.name, $0.description) }
+    }
+
+    /// Starts an instance of a named pipeline.
+    /// - Parameters:
+    ///   - overrides: `SECTION.KEY` → value, as `--set` takes them.
+    ///   - id: given when restoring (the same id as before); otherwise a new one.
+    /// - Throws: ``Failure`` (404 unknown pipeline; 400 a bad key or value, with the command line's message).
+    @discardableResult
+    public func create(pipeline: String, overrides: [(String, String)], id: String? = nil) throws -> ServiceInstance {
+        guard Self.isValidName(pipeline) else { throw Failure.badRequest("pipeline name '\(pipeline)': letters, digits, '.', '_', '-'") }
+        guard let file = PipelineSpec.find(pipeline) else { throw Failure.notFound("no pipeline named '\(pipeline)'") }
+        var configuration: RunConfiguration
+        do {
+            var spec = try PipelineSpec(file: file)
+            for (key, value) in overrides {
+                guard key.split(separator: ".").count >= 2, !key.contains("=") else {
+                    throw BarscopeError.badValue("'\(key)': expected SECTION.KEY")
+                }
+                try spec.set(assignment: "\(key)=\(value)")
+            }
+            configuration = try spec.configuration().0
+        } catch let e as BarscopeError {
+            throw Failure.badRequest(e.description)
+        }
+        // Recordings continue in new files: what an earlier run (or an earlier life of the service) wrote stays.
+        if var r = configuration.recording, r.segmentSeconds == nil, FileManager.default.fileExists(atPath: r.path) {
+            var n = 1
+            while FileManager.default.fileExists(atPath: r.session(n).path) { n += 1 }
+            r = r.session(n)
+            configuration.recording = r
+        }
+        let newID = id ?? "\(pipeline.prefix(40))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        let instance = ServiceInstance(
+            id: newID, pipeline: pipeline, overrides: overrides, configuration: configuration
+        ) { [weak self] i in self?.onEvents.withLock { $0 }?(i) }
+        registry.withLock { $0.append(instance) }
+        persist()
+        instance.controller.start()
+        // When it ends by itself (completed, failed), it is no longer one to bring back.
+        let watcher = Thread { [weak self, weak instance] in
+            instance?.controller.wait()
+            self?.persist()
+        }
+        watcher.name = "barscope-watch"
+        watcher.start()
+        return instance
+    }
+
+    /// Stops an instance (end of stream first: its recording is finished) and forgets it. Blocks until it has
+    /// ended; call it off the main loop.
+    /// - Returns: its final status.
+    public func delete(_ id: String) throws -> JSONValue {
+        guard let instance = instance(id) else { throw Failure.notFound("no instance '\(id)'") }
+        instance.stop()
+        let status = instance.status
+        registry.withLock { $0.removeAll { $0.id == id } }
+        persist()
+        return status
+    }
+
+    /// Stops every instance (SIGTERM), each finishing its recording; the state file keeps them, so that the next
+    /// start brings them back.
+    public func stopAll() {
+        persisting.lock()
+        stopping = true
+        persisting.unlock()
+        let all = instances
+        let group = DispatchGroup()
+        for i in all where !i.ended {
+            group.enter()
+            Thread.detachNewThread {
+                i.controller.stop(timeout: 30)
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+
+    private let persisting = NSLock()
+    private var stopping = false
+
+    /// The instances still running, written whole to a temporary file and renamed over the state file.
+    func persist() {
+        persisting.lock()
+        defer { persisting.unlock() }
+        // Shutting down: the instances stop, but they are the ones to bring back.
+        guard !stopping else { return }
+        let running = instances.filter { !$0.ended }
+        let list = JSONValue.array(
+            running.map { i in
+                .object([
+                    ("id", .string(i.id)), ("pipeline", .string(i.pipeline)),
+                    ("set", .array(i.overrides.map { .array([.string($0.0), .string($0.1)]) })),
+                ])
+            })
+        let text = JSONValue.object([("instances", list)]).encoded() + "\n"
+        let temporary = stateFile + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else { return }
+        if let h = FileHandle(forUpdatingAtPath: temporary) {
+            try? h.synchronize()
+            try? h.close()
+        }
+        _ = rename(temporary, stateFile)
+    }
+
+    /// The state file's instances: started again with the same ids; one that cannot start is reported and left.
+    /// - Returns: a line for each that could not start.
+    public func restore() -> [String] {
+        guard let data = FileManager.default.contents(atPath: stateFile),
+            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let list = root["instances"] as? [[String: Any]]
+        else { return [] }
+        var problems: [String] = []
+        for entry in list {
+            guard let id = entry["id"] as? String, Self.isValidName(id), let pipeline = entry["pipeline"] as? String else {
+                continue
+            }
+            let pairs = (entry["set"] as? [[String]] ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+            do {
+                try create(pipeline: pipeline, overrides: pairs, id: id)
+            } catch {
+                problems.append("\(stateFile): instance '\(id)': \(error)")
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Synchronization
+
+/// One named pipeline the service runs: its controller (the one supervisor, restarting on errors), the newest
+/// annotated frame for watchers, its recent events numbered for Server-Sent Events, and its counters.
+///
+/// Sendable: the controller and the tap are thread-safe; everything else is behind locks or set once.
+public final class ServiceInstance: @unchecked Sendable {
+    public let id: String
+    public let pipeline: String
+    /// The `SECTION.KEY` overrides it was started with, in order (what the state folder keeps).
+    public let overrides: [(String, String)]
+    public let controller: ScanController
+    public let preview = PreviewTap()
+    public let startedAt = Date()
+    public let recording: String?
+    let events: EventRing
+    private let counters = Locked(Counters())
+    /// Called (any thread) when events arrive, for the streams watching them.
+    private let notify: @Sendable (ServiceInstance) -> Void
+
+    struct Counters {
+        var framesOfEndedRuns = 0
+        var currentCounted = false
+        var codes: [String: Int] = [:]
+        var restarts = 0
+        var lastError: String? = nil
+        var stopRequested = false
+    }
+
+    private final class Box: @unchecked Sendable {
+        weak var instance: ServiceInstance?
+    }
+
+    init(
+        id: String, pipeline: String, overrides: [(String, String)], configuration: RunConfiguration,
+        eventMemory: Int = 1000, notify: @escaping @Sendable (ServiceInstance) -> Void
+    ) {
+        self.id = id
+        self.pipeline = pipeline
+        self.overrides = overrides
+        self.notify = notify
+        events = EventRing(capacity: eventMemory)
+        var c = configuration
+        c.preview = preview
+        recording = c.recording.map { $0.segmentSeconds == nil ? $0.path : $0.segmentPattern }
+        let box = Box()
+        // A service restarts what fails (a stalled stream, a camera that went away), for as long as it runs; a
+        // mistake in what was asked (a missing file, a wrong password) fails at once.
+        controller = ScanController(
+            name: id, configuration: c, restart: .onError, backoff: ReconnectPolicy(maxAttempts: nil),
+            observer: { box.instance?.observe($0) })
+        box.instance = self
+    }
+
+    private func observe(_ event: Event) {
+        counters.withLock { k in
+            switch event {
+            case .appeared(_, _, let d, _): k.codes[d.type, default: 0] += 1
+            case .detection(_, _, let d, let track):
+                // --every-frame: a code counts once, on its track's first frame (tracks are numbered from 1 per run).
+                if let track, k.codes["#track\(track)"] == nil {
+                    k.codes["#track\(track)"] = 1
+                    k.codes[d.type, default: 0] += 1
+                }
+            case .reconnecting:
+                k.restarts += 1
+                k.currentCounted = false
+            case .eos(let frames, _, _, _):
+                k.framesOfEndedRuns += frames
+                k.currentCounted = true
+            case .error(let m, _): k.lastError = m
+            default: break
+            }
+        }
+        events.append(event.jsonLine)
+        notify(self)
+    }
+
+    /// Stops it: end of stream first (the recording is finished), waiting at most `timeout` seconds. Blocks.
+    func stop(timeout: Double = 30) {
+        counters.withLock { $0.stopRequested = true }
+        controller.stop(timeout: timeout)
+    }
+
+    public var state: String {
+        switch controller.state {
+        case .idle, .starting: return "starting"
+        case .playing: return "playing"
+        case .paused: return "paused"
+        case .restarting: return "reconnecting"
+        case .failed: return "failed"
+        case .stopped: return counters.withLock { $0.stopRequested } ? "stopped" : "completed"
+        }
+    }
+
+    public var ended: Bool {
+        switch controller.state {
+        case .stopped, .failed: return true
+        default: return false
+        }
+    }
+
+    /// Frames scanned over every run, codes seen by symbology, restarts.
+    public var totals: (frames: Int, dropped: Int, codes: [String: Int], restarts: Int) {
+        let p = controller.progress
+        return counters.withLock { k in
+            let current = k.currentCounted ? 0 : (p?.frames ?? 0)
+            return (
+                k.framesOfEndedRuns + current, p?.framesDropped ?? 0, k.codes.filter { !$0.key.hasPrefix("#") },
+                k.restarts
+            )
+        }
+    }
+
+    /// The status object of the API.
+    public var status: JSONValue {
+        let p = controller.progress
+        let t = totals
+        let error: String? = {
+            if case .failed(let why) = controller.state { return why }
+            return counters.withLock { $0.lastError }
+        }()
+        var latency: JSONValue = .null
+        if let l = p?.latencyMs {
+            latency = .object([("p50", .double((l.p50 * 10).rounded() / 10)), ("p95", .double((l.p95 * 10).rounded() / 10))])
+        }
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(id)), ("pipeline", .string(pipeline)), ("state", .string(state)),
+            ("frames", .int(t.frames)), ("frames_dropped", .int(t.dropped)),
+            ("fps", .double(((p?.framesPerSecond ?? 0) * 10).rounded() / 10)), ("latency_ms", latency),
+            ("codes", .int(t.codes.values.reduce(0, +))), ("restarts", .int(t.restarts)),
+            ("error", error.map { .string($0) } ?? .null),
+            ("started_at", .string(ISO8601DateFormatter().string(from: startedAt))),
+        ]
+        if let recording { fields.append(("recording", .string(recording))) }
+        return .object(fields)
+    }
+}
+
+/// The newest events of an instance as JSON lines, numbered 1, 2, 3 ... without gaps, so that a client that
+/// reconnects with `Last-Event-ID` gets what it missed (while it is still held).
+final class EventRing: Sendable {
+    private let state: Locked<(next: Int, items: [(Int, String)])>
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        state = Locked((1, []))
+    }
+
+    func append(_ line: String) {
+        state.withLock { s in
+            s.items.append((s.next, line))
+            s.next += 1
+            if s.items.count > capacity { s.items.removeFirst(s.items.count - capacity) }
+        }
+    }
+
+    /// Events numbered above `seq`, oldest first.
+    func since(_ seq: Int) -> [(Int, String)] {
+        state.withLock { s in s.items.filter { $0.0 > seq } }
+    }
+
+    var last: Int { state.withLock { $0.next - 1 } }
+}

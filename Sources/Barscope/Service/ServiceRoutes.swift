@@ -1,0 +1,167 @@
+import Foundation
+
+/// The HTTP API of `barscope serve` (JSON; errors are `{"error": "one line"}` with their status):
+///
+///     GET    /v1/pipelines                          the named pipelines
+///     POST   /v1/pipelines/{name}/instances         {"set": {"SECTION.KEY": "value"}} → 201 {"id"}
+///     GET    /v1/instances, /v1/instances/{id}      status objects
+///     POST   /v1/instances/{id}/control             {"command": "viewfinder 16:9 animate 8"}
+///     DELETE /v1/instances/{id}                     stop (recording finished) → the final status
+///     GET    /v1/instances/{id}/events              Server-Sent Events (id: SEQ; Last-Event-ID or ?since=)
+///     GET    /v1/instances/{id}/frame.jpg           the newest annotated frame
+///     GET    /v1/instances/{id}/stream.mjpg         MJPEG, at most ?fps=N (default 5)
+///     GET    /metrics                               Prometheus text
+///     GET    /healthz                               200 ok while the main loop turns
+///
+/// Runs on the main loop's thread; what blocks (a stop, waiting for a frame) runs on a thread of its own and
+/// answers through `MainLoop.run`.
+public final class ServiceRoutes: @unchecked Sendable {
+    let service: ScanService
+    let streams: ServiceStreams
+
+    public init(service: ScanService) {
+        self.service = service
+        streams = ServiceStreams(service: service)
+    }
+
+    public func handle(_ r: HTTPRequest, _ x: HTTPExchange) {
+        let c = r.components
+        switch (r.method, c.count, c.first) {
+        case ("GET", 1, "healthz"): x.respond(200, contentType: "text/plain", body: Array("ok\n".utf8))
+        case ("GET", 1, "metrics"):
+            x.respond(200, contentType: "text/plain; version=0.0.4", body: Array(PrometheusText.render(service).utf8))
+        case (_, _, "v1") where c.count >= 2: api(r, x)
+        default: x.error(404, "no route \(r.method) /\(c.joined(separator: "/"))")
+        }
+    }
+
+    private func api(_ r: HTTPRequest, _ x: HTTPExchange) {
+        let c = Array(r.components.dropFirst())
+        for name in c.dropFirst() where !ScanService.isValidName(name) {
+            x.error(400, "'\(name)': names and ids are letters, digits, '.', '_', '-' (at most 64)")
+            return
+        }
+        switch (r.method, c.count, c[0]) {
+        case ("GET", 1, "pipelines"):
+            x.json(
+                200,
+                .array(
+                    service.pipelines().map {
+                        .object([("name", .string($0.name)), ("description", $0.description.map { .string($0) } ?? .null)])
+                    }))
+        case ("POST", 3, "pipelines") where c[2] == "instances": create(c[1], r, x)
+        case ("GET", 1, "instances"): x.json(200, .array(service.instances.map(\.status)))
+        case (_, 2..., "instances"):
+            guard let instance = service.instance(c[1]) else {
+                x.error(404, "no instance '\(c[1])'")
+                return
+            }
+            instanceRoute(r.method, Array(c.dropFirst(2)), instance, r, x)
+        default: x.error(404, "no route \(r.method) /v1/\(c.joined(separator: "/"))")
+        }
+    }
+
+    private func instanceRoute(_ method: String, _ rest: [String], _ i: ServiceInstance, _ r: HTTPRequest, _ x: HTTPExchange) {
+        switch (method, rest.first) {
+        case ("GET", nil): x.json(200, i.status)
+        case ("DELETE", nil):
+            x.deferAnswer()
+            let service = self.service
+            Thread.detachNewThread {
+                let answer: (Int, JSONValue)
+                do { answer = (200, try service.delete(i.id)) } catch {
+                    answer = (404, .object([("error", .string("\(error)"))]))
+                }
+                MainLoop.run { x.json(answer.0, answer.1) }
+            }
+        case ("POST", "control"):
+            guard let body = object(r, x) else { return }
+            guard let command = body["command"] as? String, body.count == 1 else {
+                x.error(400, "expected {\"command\": \"...\"}, one of the --control commands")
+                return
+            }
+            do {
+                try i.controller.perform(command)
+                x.json(200, i.status)
+            } catch {
+                x.error(400, "control '\(command)': \(error)")
+            }
+        case ("GET", "events"):
+            let since = r.headers["Last-Event-ID"].flatMap { Int($0) } ?? r.query["since"].flatMap { Int($0) } ?? 0
+            streams.events(i, since: since, x)
+        case ("GET", "frame.jpg"): streams.frame(i, x)
+        case ("GET", "stream.mjpg"):
+            let fps = r.query["fps"].flatMap { Double($0) } ?? 5
+            guard fps > 0, fps <= 30 else {
+                x.error(400, "fps '\(r.query["fps"] ?? "")': from 0 to 30")
+                return
+            }
+            streams.mjpeg(i, fps: fps, x)
+        default: x.error(404, "no route \(method) /v1/instances/\(i.id)/\(rest.joined(separator: "/"))")
+        }
+    }
+
+    private func create(_ pipeline: String, _ r: HTTPRequest, _ x: HTTPExchange) {
+        guard let body = object(r, x) else { return }
+        if let unknown = body.keys.first(where: { $0 != "set" }) {
+            x.error(400, "unknown field '\(unknown)' (only \"set\")")
+            return
+        }
+        var overrides: [(String, String)] = []
+        if body["set"] != nil {
+            // Typed decoding tells true from 1, which JSONSerialization's NSNumber does not on Linux.
+            guard let set = try? JSONDecoder().decode(CreateBody.self, from: Data(r.body)).set else {
+                x.error(400, "\"set\": expected an object of \"SECTION.KEY\": string, number or boolean")
+                return
+            }
+            overrides = set.keys.sorted().map { ($0, set[$0]!.text) }
+        }
+        do {
+            let instance = try service.create(pipeline: pipeline, overrides: overrides)
+            x.json(201, .object([("id", .string(instance.id))]))
+        } catch ScanService.Failure.notFound(let m) {
+            x.error(404, m)
+        } catch ScanService.Failure.badRequest(let m) {
+            x.error(400, m)
+        } catch {
+            x.error(500, "\(error)")
+        }
+    }
+
+    /// The request's body as a JSON object (an empty body is an empty object); answers 400 otherwise.
+    private func object(_ r: HTTPRequest, _ x: HTTPExchange) -> [String: Any]? {
+        if r.body.isEmpty { return [:] }
+        guard let value = try? JSONSerialization.jsonObject(with: Data(r.body)), let object = value as? [String: Any]
+        else {
+            x.error(400, "the body is not a JSON object")
+            return nil
+        }
+        return object
+    }
+}
+
+/// `{"set": {"SECTION.KEY": value}}`: the values as the command line would spell them.
+private struct CreateBody: Decodable {
+    var set: [String: Scalar]?
+
+    enum Scalar: Decodable {
+        case text(String)
+        init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let b = try? c.decode(Bool.self) {
+                self = .text(b ? "true" : "false")
+            } else if let i = try? c.decode(Int.self) {
+                self = .text(String(i))
+            } else if let d = try? c.decode(Double.self) {
+                self = .text(String(d))
+            } else {
+                self = .text(try c.decode(String.self))
+            }
+        }
+        var text: String {
+            switch self {
+            case .text(let t): return t
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Barscope
+import CBarscope
+import Foundation
+
+/// `barscope serve`: a long-running service that runs many named pipelines at once, controlled over HTTP
+/// (libsoup 3 on GLib's main loop). See `ServiceRoutes` for the API.
+enum ServeCommand {
+    static func main(_ tokens: [String]) throws -> Int32 {
+        var listen = "127.0.0.1:8080"
+        var tokenFile: String? = nil
+        var stateFolder: String? = nil
+        var pipelines: String? = nil
+        var help = false
+        var args = Arguments(command: "serve", tokens)
+        try args.parse { option, next in
+            switch option {
+            case "--listen": listen = try next()
+            case "--token-file": tokenFile = try next()
+            case "--state": stateFolder = try next()
+            case "--pipelines": pipelines = try next()
+            case "--help", "-h": help = true
+            default: return false
+            }
+            return true
+        }
+        if help {
+            print(Help.serve)
+            return 0
+        }
+        if let extra = args.positionals.first { throw UsageError("serve takes no positional argument, got '\(extra)'") }
+        let (host, port) = try parseListen(listen)
+        let token = try tokenFile.map(readToken)
+        if token == nil && !isLoopback(host) {
+            throw UsageError("--listen \(listen): not loopback; give --token-file FILE so that requests need a token")
+        }
+        let state = try stateFolder ?? defaultStateFolder()
+        if let pipelines {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: pipelines, isDirectory: &isDir), isDir.boolValue else {
+                throw BarscopeError.badInput("\(pipelines): no such folder of pipelines")
+            }
+            let rest = ProcessInfo.processInfo.environment["BARSCOPE_PIPELINES"].map { ":" + $0 } ?? ""
+            setenv("BARSCOPE_PIPELINES", pipelines + rest, 1)
+        }
+        raiseDescriptorLimit()
+        StopSignals.install()
+        GStreamer.initialize()
+        let service = try ScanService(stateFolder: state)
+        let routes = ServiceRoutes(service: service)
+        let server = try HTTPServer(host: host, port: port, token: token) { routes.handle($0, $1) }
+        let shown = host.contains(":") ? "[\(host)]" : host
+        FileHandle.standardError.write(Data("barscope: serving http://\(shown):\(server.port)/ (state in \(state))\n".utf8))
+        for problem in service.restore() { FileHandle.standardError.write(Data("barscope: \(problem)\n".utf8)) }
+        // SIGTERM (systemd's stop), SIGINT, SIGHUP: every instance stops with its recording finished, then exit 0;
+        // a second signal exits at once.
+        let watcher = Thread {
+            var handled: Int32 = 0  // a signal that came before this thread started counts too
+            while true {
+                Thread.sleep(forTimeInterval: 0.05)
+                let n = bs_stop_requests()
+                guard n > handled else { continue }
+                if handled > 0 { exit(128 + bs_last_signal()) }
+                handled = n
+                FileHandle.standardError.write(Data("barscope: stopping every instance (signal again to stop now)\n".utf8))
+                Thread.detachNewThread {
+                    service.stopAll()
+                    MainLoop.quit()
+                }
+            }
+        }
+        watcher.name = "barscope-signals"
+        watcher.start()
+        MainLoop.runUntilQuit()
+        withExtendedLifetime(server) {}
+        FileHandle.standardError.write(Data("barscope: stopped\n".utf8))
+        return 0
+    }
+
+    static func parseListen(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { throw UsageError("--listen '\(text)': expected HOST:PORT (127.0.0.1:8080)") }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    static func isLoopback(_ host: String) -> Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+
+    static func readToken(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BarscopeError.badInput("\(path): cannot read the token file")
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16, !token.contains(where: { $0.isWhitespace }) else {
+            throw BarscopeError.badInput("\(path): the token must be one word of at least 16 characters")
+        }
+        return token
+    }
+
+    /// --state, else systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/barscope, else ~/.local/state/barscope.
+    static func defaultStateFolder() throws -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let d = env["STATE_DIRECTORY"], !d.isEmpty { return d.split(separator: ":").first.map(String.init) ?? d }
+        if let x = env["XDG_STATE_HOME"], !x.isEmpty { return x + "/barscope" }
+        if let h = env["HOME"], !h.isEmpty { return h + "/.local/state/barscope" }
+        throw UsageError("no HOME, XDG_STATE_HOME or STATE_DIRECTORY: give --state DIR")
+    }
+
+    /// A thousand idle connections need a thousand descriptors: the soft limit goes up to the hard one.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = min(limit.rlim_max, 65536)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `barscope serve` started as a user (or systemd) starts it, on a free loopback port, with a state folder of the
+/// test's own; driven with a real HTTP client (URLSession).
+final class Service: @unchecked Sendable {
+    let process = Process()
+    let state: String
+    private(set) var port = 0
+    let token: String?
+    private let err = Pipe()
+    private var errText = ""
+    private let lock = NSLock()
+
+    /// - Parameters:
+    ///   - environment: the service's whole environment when given (systemd gives no HOME, no terminal).
+    init(
+        state: String? = nil, token: String? = nil, listen: String = "127.0.0.1:0", extra: [String] = [],
+        environment: [String: String]? = nil
+    ) throws {
+        self.state =
+            state ?? Tool.folder.appendingPathComponent("serve-state-\(UUID().uuidString)").path
+        self.token = token
+        var args = ["serve", "--listen", listen, "--state", self.state] + extra
+        if let token {
+            let file = Tool.folder.appendingPathComponent("token-\(UUID().uuidString)").path
+            try (token + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            args += ["--token-file", file]
+        }
+        process.executableURL = Tool.url
+        process.arguments = args
+        if let environment { process.environment = environment }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        // The port comes in the first line: "barscope: serving http://127.0.0.1:PORT/ (state in ...)".
+        let handle = err.fileHandleForReading
+        let deadline = Date(timeIntervalSinceNow: 20)
+        var text = ""
+        while Date() < deadline, process.isRunning, !text.contains("\n") {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        if let r = text.range(of: #"http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
+            port = Int(text[r].split(separator: ":").last!.dropLast()) ?? 0
+        }
+        errText = text
+        // Keep draining standard error, so the service never blocks on it.
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                lock.lock()
+                errText += String(decoding: chunk, as: UTF8.self)
+                lock.unlock()
+            }
+        }
+    }
+
+    var stderr: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return errText
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    struct Reply {
+        var status: Int
+        var body: Data
+        var headers: [String: String]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var json: Any? { try? JSONSerialization.jsonObject(with: body) }
+        var object: [String: Any] { json as? [String: Any] ?? [:] }
+    }
+
+    /// One request; waits for the whole answer (at most `timeout` seconds).
+    func request(
+        _ method: String, _ path: String, json: Any? = nil, raw: Data? = nil, headers: [String: String] = [:],
+        timeout: Double = 60, withToken: Bool = true
+    ) throws -> Reply {
+        var r = URLRequest(url: URL(string: base + path)!)
+        r.httpMethod = method
+        r.timeoutInterval = timeout
+        if let json { r.httpBody = try JSONSerialization.data(withJSONObject: json) }
+        if let raw { r.httpBody = raw }
+        if let token, withToken { r.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (k, v) in headers { r.setValue(v, forHTTPHeaderField: k) }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var reply: Reply? = nil
+        nonisolated(unsafe) var failure: Error? = nil
+        URLSession.shared.dataTask(with: r) { data, response, error in
+            if let http = response as? HTTPURLResponse {
+                var h: [String: String] = [:]
+                for (k, v) in http.allHeaderFields { h["\(k)".lowercased()] = "\(v)" }
+                reply = Reply(status: http.statusCode, body: data ?? Data(), headers: h)
+            }
+            failure = error
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + timeout + 5)
+        if let reply { return reply }
+        throw failure ?? URLError(.timedOut)
+    }
+
+    /// Reads a streaming answer (SSE, MJPEG) for `seconds` with curl (URLSession on Linux hands a chunked stream
+    /// over late), then lets go.
+    func stream(_ path: String, seconds: Double, headers: [String: String] = [:]) throws -> Data {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        var args = ["-sN", "--max-time", String(seconds)]
+        if let token { args += ["-H", "Authorization: Bearer \(token)"] }
+        for (k, v) in headers { args += ["-H", "\(k): \(v)"] }
+        p.arguments = args + [base + path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return data
+    }
+
+    /// Waits until `condition` holds on the instance's status (polled every 100 ms).
+    @discardableResult
+    func waitFor(_ id: String, timeout: Double = 30, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var last: [String: Any] = [:]
+        while Date() < deadline {
+            last = try request("GET", "/v1/instances/\(id)").object
+            if condition(last) { return last }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return last
+    }
+
+    /// SIGTERM, and the exit status.
+    func terminate(timeout: Double = 60) -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { kill9() } }
+
+    /// The service's resident memory (kB), threads and open descriptors, from /proc.
+    var resources: (rssKB: Int, threads: Int, fds: Int) {
+        let pid = process.processIdentifier
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        func field(_ name: String) -> Int {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }
+                .flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) } ?? -1
+        }
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+        return (field("VmRSS"), field("Threads"), fds)
+    }
+}
+
+/// JPEG's size from its start-of-frame marker.
+func jpegSize(_ d: Data) -> (width: Int, height: Int)? {
+    let b = [UInt8](d)
+    guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
+    var i = 2
+    while i + 9 < b.count {
+        guard b[i] == 0xFF else { return nil }
+        let marker = b[i + 1]
+        let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+        if (0xC0...0xC3).contains(marker) {
+            return (Int(b[i + 7]) << 8 | Int(b[i + 8]), Int(b[i + 5]) << 8 | Int(b[i + 6]))
+        }
+        i += 2 + length
+    }
+    return nil
+}

@@ -1,0 +1,278 @@
+import Barscope
+import Foundation
+import TestSupport
+import Testing
+
+/// `barscope serve` end to end: the real service on a loopback port, a real HTTP client, real pipelines.
+@Suite(.serialized) struct ServeTests {
+    static func clip() throws -> String {
+        let path = Tool.folder.appendingPathComponent("serve-clip.mp4").path
+        if !FileManager.default.fileExists(atPath: path) {
+            let made = try Tool.run(["generate", path, "--size", "640x360", "--frames", "300"])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        return path
+    }
+
+    static var liveDemo: [String: Any] { [
+        "source.live": true, "source.frames": 0, "source.size": "640x360",
+    ] }
+
+    /// List, three instances at once (the live demo, a file, an RTSP stream from a server in this process), status,
+    /// events, a live viewfinder change, frame.jpg, MJPEG, DELETE with the recording playable, /metrics.
+    @Test func threeInstancesAtOnce() throws {
+        let service = try Service()
+        try #require(service.port > 0, "\(service.stderr)")
+        let pipelines = try service.request("GET", "/v1/pipelines")
+        #expect(pipelines.status == 200)
+        let names = (pipelines.json as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names.contains("demo") && names.contains("file-annotate"), "\(names)")
+
+        let clip = try Self.clip()
+        let rtsp = try RTSPServer(
+            host: "127.0.0.1", port: 0, path: "/cam",
+            launch: "( filesrc location=\(clip) ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )")
+        let recording = Tool.folder.appendingPathComponent("serve-demo-\(UUID().uuidString).mp4").path
+        var demoSet = Self.liveDemo
+        demoSet["record.path"] = recording
+        let made = [
+            try service.request("POST", "/v1/pipelines/demo/instances", json: ["set": demoSet]),
+            try service.request(
+                "POST", "/v1/pipelines/file-annotate/instances",
+                json: ["set": ["source.input": clip, "record.path": "", "events.path": ""].filter { !$0.value.isEmpty }]),
+            try service.request(
+                "POST", "/v1/pipelines/demo/instances",
+                json: ["set": ["source.input": rtsp.url, "source.rtsp-transport": "tcp"]]),
+        ]
+        for m in made { #expect(m.status == 201, "\(m.text)") }
+        let ids = made.compactMap { $0.object["id"] as? String }
+        try #require(ids.count == 3)
+        let (demo, file, camera) = (ids[0], ids[1], ids[2])
+
+        let playing = try service.waitFor(demo) { ($0["state"] as? String) == "playing" && ($0["frames"] as? Int ?? 0) > 10 }
+        #expect(playing["state"] as? String == "playing", "\(playing)")
+        let cam = try service.waitFor(camera) { ($0["codes"] as? Int ?? 0) >= 3 }
+        #expect((cam["codes"] as? Int ?? 0) >= 3, "the RTSP instance reads the demo's codes: \(cam)")
+        let done = try service.waitFor(file, timeout: 60) { ($0["state"] as? String) == "completed" }
+        #expect(done["state"] as? String == "completed" && done["frames"] as? Int == 300, "\(done)")
+        let all = try service.request("GET", "/v1/instances").json as? [[String: Any]] ?? []
+        #expect(Set(all.compactMap { $0["id"] as? String }) == Set(ids))
+        for key in ["id", "pipeline", "state", "frames", "frames_dropped", "fps", "latency_ms", "codes", "restarts", "error", "started_at"] {
+            #expect(playing[key] != nil, "status has \(key)")
+        }
+
+        // Events as SSE: numbered, JSON in each data line; the file's held events resume from ?since.
+        let sse = String(decoding: try service.stream("/v1/instances/\(file)/events?since=0", seconds: 1.5), as: UTF8.self)
+        let data = sse.split(separator: "\n").filter { $0.hasPrefix("data: ") }
+        #expect(data.contains { $0.contains("\"event\":\"detection\"") }, "\(sse.prefix(400))")
+        #expect(data.last?.contains("\"event\":\"eos\"") == true)
+        let lastID = sse.split(separator: "\n").last { $0.hasPrefix("id: ") }.flatMap { Int($0.dropFirst(4)) } ?? 0
+        let resumed = String(
+            decoding: try service.stream("/v1/instances/\(file)/events", seconds: 1, headers: ["Last-Event-ID": "\(lastID - 1)"]),
+            as: UTF8.self)
+        #expect(resumed.split(separator: "\n").filter { $0.hasPrefix("data: ") }.count == 1, "resumed after \(lastID - 1)")
+
+        // A live viewfinder change: answered with the status, and said in the events.
+        let change = try service.request("POST", "/v1/instances/\(demo)/control", json: ["command": "region 0.1,0.1,0.5,0.5"])
+        #expect(change.status == 200, "\(change.text)")
+        let live = String(decoding: try service.stream("/v1/instances/\(demo)/events", seconds: 1.5), as: UTF8.self)
+        #expect(live.contains("\"event\":\"viewfinder\""), "\(live.suffix(500))")
+        let bad = try service.request("POST", "/v1/instances/\(demo)/control", json: ["command": "viewfinder 4-3"])
+        #expect(bad.status == 400 && (bad.object["error"] as? String ?? "").contains("4-3"), "\(bad.text)")
+
+        // The newest annotated frame, and MJPEG for 2 s.
+        let jpeg = try service.request("GET", "/v1/instances/\(demo)/frame.jpg")
+        #expect(jpeg.status == 200 && jpeg.headers["content-type"] == "image/jpeg")
+        let size = jpegSize(jpeg.body)
+        #expect(size?.width == 640 && size?.height == 360, "\(String(describing: size))")
+        let mjpeg = try service.stream("/v1/instances/\(demo)/stream.mjpg?fps=5", seconds: 2)
+        let parts = String(decoding: mjpeg, as: UTF8.self).components(separatedBy: "--barscope-frame").count - 1
+        #expect(parts >= 5 && parts <= 13, "\(parts) frames in 2 s at 5 frames/s")
+
+        // Metrics, line by line.
+        let metrics = try service.request("GET", "/metrics")
+        #expect(metrics.status == 200)
+        let sample = try Regex(#"^[a-z_]+(\{([a-z_]+="[^"\\]*",?)*\})? [0-9.e+-]+(Inf)?$"#)
+        for line in metrics.text.split(separator: "\n") where !line.hasPrefix("#") {
+            #expect(String(line).wholeMatch(of: sample) != nil, "not Prometheus text: \(line)")
+        }
+        #expect(metrics.text.contains("barscope_frames_total{instance=\"\(file)\"} 300"))
+        #expect(metrics.text.contains("barscope_codes_total{instance=\"\(file)\",symbology=\"QR-Code\"}"))
+        #expect(!metrics.text.contains("barscope.dev"), "no code contents in labels")
+
+        // DELETE: the recording is finished and plays.
+        let deleted = try service.request("DELETE", "/v1/instances/\(demo)")
+        #expect(deleted.status == 200 && deleted.object["state"] as? String == "stopped", "\(deleted.text)")
+        #expect(try Tool.framesIn(recording) > 10)
+        #expect(try service.request("GET", "/v1/instances/\(demo)").status == 404)
+        #expect(service.terminate() == 0)
+        withExtendedLifetime(rtsp) {}
+    }
+
+    /// Bad requests each get their status and one line; the service keeps serving.
+    @Test func badRequestsGetTheirStatus() throws {
+        let service = try Service()
+        func expect(_ r: Service.Reply, _ status: Int, _ contains: String, _ what: String) {
+            #expect(r.status == status, "\(what): \(r.status) \(r.text)")
+            let message = r.object["error"] as? String ?? ""
+            #expect(message.contains(contains) && !message.contains("\n"), "\(what): \(message)")
+        }
+        expect(try service.request("POST", "/v1/pipelines/demo/instances", raw: Data("{nope".utf8)), 400, "JSON", "malformed")
+        expect(try service.request("POST", "/v1/pipelines/demo/instances", json: ["sett": [:]]), 400, "sett", "unknown field")
+        expect(
+            try service.request("POST", "/v1/pipelines/demo/instances", json: ["set": ["source.sizes": "1x1"]]), 400,
+            "[source] sizes: unknown key", "unknown key, with the command line's message")
+        expect(
+            try service.request("POST", "/v1/pipelines/demo/instances", json: ["set": ["viewfinder.aspect-ratio": "4-3"]]),
+            400, "'4-3'", "bad value")
+        expect(try service.request("POST", "/v1/pipelines/nosuch/instances", json: [:]), 404, "nosuch", "unknown pipeline")
+        expect(try service.request("GET", "/v1/instances/nosuch"), 404, "nosuch", "unknown instance")
+        expect(try service.request("GET", "/v1/instances/\(String(repeating: "a", count: 65))"), 400, "names and ids", "too long")
+        expect(try service.request("GET", "/v1/instances/a%20b"), 400, "names and ids", "a space")
+        // Encoded slashes and dots: refused, by libsoup itself or by us, never followed.
+        for path in ["/v1/instances/..%2F..%2Fetc", "/v1/pipelines/..%2Fdemo/instances", "/v1/instances/%2E%2E"] {
+            let r = try service.request("GET", path)
+            #expect(r.status == 400 || r.status == 404, "\(path): \(r.status)")
+        }
+        let huge = Data(repeating: UInt8(ascii: " "), count: 200_000)
+        expect(try service.request("POST", "/v1/pipelines/demo/instances", raw: huge), 413, "at most", "huge body")
+        // A missing file fails alone, naming the file.
+        let missing = try service.request(
+            "POST", "/v1/pipelines/file-annotate/instances", json: ["set": ["source.input": "/no/such/clip.mp4"]])
+        #expect(missing.status == 400 || missing.status == 201, "\(missing.text)")
+        #expect(try service.request("GET", "/healthz").text == "ok\n")
+        #expect(service.terminate() == 0)
+    }
+
+    @Test func aTokenIsNeededWhenGiven() throws {
+        let token = "s3cret-token-\(UUID().uuidString)"
+        let service = try Service(token: token)
+        #expect(try service.request("GET", "/v1/pipelines", withToken: false).status == 401)
+        #expect(
+            try service.request("GET", "/v1/pipelines", headers: ["Authorization": "Bearer wrong"], withToken: false)
+                .status == 401)
+        #expect(try service.request("GET", "/v1/pipelines").status == 200)
+        #expect(!service.stderr.contains(token))
+        #expect(service.terminate() == 0)
+        // Elsewhere than loopback, no token: refused, one line, exit 2.
+        let open = try Tool.run(["serve", "--listen", "0.0.0.0:0", "--state", Tool.folder.path + "/open-state"])
+        #expect(open.status == 2 && open.stderr.contains("--token-file"), "\(open.stderr)")
+    }
+
+    /// kill -9, then a new start on the same state folder: the running instances are running again, same ids.
+    @Test func instancesComeBackAfterAKill() throws {
+        let first = try Service()
+        var ids: [String] = []
+        for _ in 0..<2 {
+            let r = try first.request("POST", "/v1/pipelines/demo/instances", json: ["set": Self.liveDemo])
+            ids += [r.object["id"] as? String ?? ""]
+        }
+        for id in ids { try first.waitFor(id) { ($0["state"] as? String) == "playing" } }
+        first.kill9()
+        let second = try Service(state: first.state)
+        for id in ids {
+            let s = try second.waitFor(id) { ($0["state"] as? String) == "playing" && ($0["frames"] as? Int ?? 0) > 0 }
+            #expect(s["state"] as? String == "playing", "\(id): \(s)")
+        }
+        // SIGTERM keeps them too (a systemd restart brings them back).
+        #expect(second.terminate() == 0)
+        let third = try Service(state: first.state)
+        #expect(try third.waitFor(ids[0]) { ($0["state"] as? String) == "playing" }["state"] as? String == "playing")
+        #expect(third.terminate() == 0)
+    }
+
+    /// Started as the systemd unit starts it: no terminal, no HOME, the state folder from STATE_DIRECTORY.
+    @Test func startsAsSystemdStartsIt() throws {
+        let state = Tool.folder.appendingPathComponent("systemd-state-\(UUID().uuidString)").path
+        let p = Process()
+        p.executableURL = Tool.url
+        p.arguments = ["serve", "--listen", "127.0.0.1:0"]
+        p.environment = ["PATH": "/usr/bin:/bin", "STATE_DIRECTORY": state]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        var text = ""
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline, !text.contains("\n") {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(text.contains("serving http://127.0.0.1:") && text.contains(state), "\(text)")
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: state))
+    }
+
+    /// 1000 idle connections at once: the service keeps answering.
+    @Test func aThousandIdleConnections() throws {
+        let service = try Service()
+        var sockets: [Int32] = []
+        defer { for s in sockets { close(s) } }
+        for _ in 0..<1000 {
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(service.port).bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if ok == 0 { sockets.append(s) } else { close(s) }
+        }
+        #expect(sockets.count == 1000)
+        #expect(try service.request("GET", "/healthz", timeout: 10).status == 200)
+        #expect(try service.request("GET", "/v1/pipelines", timeout: 10).status == 200)
+        #expect(service.terminate() == 0)
+    }
+
+    /// Create and delete, many times: memory, threads and descriptors stay flat.
+    @Test func createDeleteCyclesStayFlat() throws {
+        let service = try Service()
+        let set: [String: Any] = ["source.live": true, "source.frames": 0, "source.size": "320x240"]
+        func cycle() throws {
+            let id = try service.request("POST", "/v1/pipelines/demo/instances", json: ["set": set]).object["id"] as? String ?? ""
+            try service.waitFor(id) { ($0["frames"] as? Int ?? 0) > 0 }
+            #expect(try service.request("DELETE", "/v1/instances/\(id)").status == 200)
+        }
+        for _ in 0..<10 { try cycle() }
+        Thread.sleep(forTimeInterval: 1)
+        let before = service.resources
+        let cycles = Int(ProcessInfo.processInfo.environment["BARSCOPE_SERVE_CYCLES"] ?? "") ?? 60
+        for _ in 0..<cycles { try cycle() }
+        Thread.sleep(forTimeInterval: 1)
+        let after = service.resources
+        print("serve: \(cycles) create/delete cycles: rss \(before.rssKB) -> \(after.rssKB) kB, threads \(before.threads) -> \(after.threads), fds \(before.fds) -> \(after.fds)")
+        #expect(after.threads <= before.threads + 2, "threads \(before.threads) -> \(after.threads)")
+        #expect(after.fds <= before.fds + 4, "descriptors \(before.fds) -> \(after.fds)")
+        #expect(Sanitizer.active || after.rssKB < before.rssKB + 20_000, "rss \(before.rssKB) -> \(after.rssKB) kB")
+        #expect(service.terminate() == 0)
+    }
+
+    /// A script test with curl, as the README's session does it.
+    @Test func curlSession() throws {
+        let service = try Service()
+        let script = """
+            set -e
+            curl -sf \(service.base)/healthz
+            curl -sf \(service.base)/v1/pipelines | grep -q '"name":"demo"'
+            id=$(curl -sf -X POST -d '{"set": {"source.live": true, "source.frames": 0}}' \(service.base)/v1/pipelines/demo/instances | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
+            sleep 2
+            curl -sf \(service.base)/v1/instances/$id | grep -q '"state":"playing"'
+            curl -sf -X DELETE \(service.base)/v1/instances/$id | grep -q '"state":"stopped"'
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", script]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0 && text == "ok\n", "\(text)")
+        #expect(service.terminate() == 0)
+    }
+}
