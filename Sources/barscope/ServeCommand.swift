@@ -49,7 +49,8 @@ enum ServeCommand {
         let routes = ServiceRoutes(service: service)
         let server = try HTTPServer(host: host, port: port, token: token) { routes.handle($0, $1) }
         let shown = host.contains(":") ? "[\(host)]" : host
-        FileHandle.standardError.write(Data("barscope: serving http://\(shown):\(server.port)/ (state in \(state))\n".utf8))
+        FileHandle.standardError.write(
+            Data("barscope: serving http://\(shown):\(server.port)/ (state in \(state))\n".utf8))
         for problem in service.restore() { FileHandle.standardError.write(Data("barscope: \(problem)\n".utf8)) }
         // SIGTERM (systemd's stop), SIGINT, SIGHUP: every instance stops with its recording finished, then exit 0;
         // a second signal exits at once.
@@ -61,7 +62,8 @@ enum ServeCommand {
                 guard n > handled else { continue }
                 if handled > 0 { exit(128 + bs_last_signal()) }
                 handled = n
-                FileHandle.standardError.write(Data("barscope: stopping every instance (signal again to stop now)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("barscope: stopping every instance (signal again to stop now)\n".utf8))
                 Thread.detachNewThread {
                     service.stopAll()
                     MainLoop.quit()

@@ -71,7 +71,9 @@ public final class HTTPServer: @unchecked Sendable {
             throw fail("serve there")
         }
         if let local = g_socket_get_local_address(socket, nil) {
-            self.port = Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(local).assumingMemoryBound(to: GInetSocketAddress.self)))
+            self.port = Int(
+                g_inet_socket_address_get_port(
+                    UnsafeMutableRawPointer(local).assumingMemoryBound(to: GInetSocketAddress.self)))
             g_object_unref(UnsafeMutableRawPointer(local))
         }
     }

@@ -36,7 +36,9 @@ public final class ScanService: @unchecked Sendable {
     /// Names and ids in paths: letters, digits, `.`, `_`, `-`, at most 64, never `.` or `..`.
     public static func isValidName(_ s: String) -> Bool {
         !s.isEmpty && s.count <= 64 && s != "." && s != ".."
-            && s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) }
+            && s.unicodeScalars.allSatisfy {
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0)
+            }
     }
 
     public var instances: [ServiceInstance] { registry.withLock { $0 } }
@@ -55,7 +57,9 @@ public final class ScanService: @unchecked Sendable {
     /// - Throws: ``Failure`` (404 unknown pipeline; 400 a bad key or value, with the command line's message).
     @discardableResult
     public func create(pipeline: String, overrides: [(String, String)], id: String? = nil) throws -> ServiceInstance {
-        guard Self.isValidName(pipeline) else { throw Failure.badRequest("pipeline name '\(pipeline)': letters, digits, '.', '_', '-'") }
+        guard Self.isValidName(pipeline) else {
+            throw Failure.badRequest("pipeline name '\(pipeline)': letters, digits, '.', '_', '-'")
+        }
         guard let file = PipelineSpec.find(pipeline) else { throw Failure.notFound("no pipeline named '\(pipeline)'") }
         var configuration: RunConfiguration
         do {
@@ -160,7 +164,8 @@ public final class ScanService: @unchecked Sendable {
         else { return [] }
         var problems: [String] = []
         for entry in list {
-            guard let id = entry["id"] as? String, Self.isValidName(id), let pipeline = entry["pipeline"] as? String else {
+            guard let id = entry["id"] as? String, Self.isValidName(id), let pipeline = entry["pipeline"] as? String
+            else {
                 continue
             }
             let pairs = (entry["set"] as? [[String]] ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }

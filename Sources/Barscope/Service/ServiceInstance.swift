@@ -123,7 +123,9 @@ public final class ServiceInstance: @unchecked Sendable {
         }()
         var latency: JSONValue = .null
         if let l = p?.latencyMs {
-            latency = .object([("p50", .double((l.p50 * 10).rounded() / 10)), ("p95", .double((l.p95 * 10).rounded() / 10))])
+            latency = .object([
+                ("p50", .double((l.p50 * 10).rounded() / 10)), ("p95", .double((l.p95 * 10).rounded() / 10)),
+            ])
         }
         var fields: [(String, JSONValue)] = [
             ("id", .string(id)), ("pipeline", .string(pipeline)), ("state", .string(state)),

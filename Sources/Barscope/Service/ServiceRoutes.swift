@@ -47,7 +47,9 @@ public final class ServiceRoutes: @unchecked Sendable {
                 200,
                 .array(
                     service.pipelines().map {
-                        .object([("name", .string($0.name)), ("description", $0.description.map { .string($0) } ?? .null)])
+                        .object([
+                            ("name", .string($0.name)), ("description", $0.description.map { .string($0) } ?? .null),
+                        ])
                     }))
         case ("POST", 3, "pipelines") where c[2] == "instances": create(c[1], r, x)
         case ("GET", 1, "instances"): x.json(200, .array(service.instances.map(\.status)))
@@ -61,7 +63,9 @@ public final class ServiceRoutes: @unchecked Sendable {
         }
     }
 
-    private func instanceRoute(_ method: String, _ rest: [String], _ i: ServiceInstance, _ r: HTTPRequest, _ x: HTTPExchange) {
+    private func instanceRoute(
+        _ method: String, _ rest: [String], _ i: ServiceInstance, _ r: HTTPRequest, _ x: HTTPExchange
+    ) {
         switch (method, rest.first) {
         case ("GET", nil): x.json(200, i.status)
         case ("DELETE", nil):
