@@ -13,10 +13,18 @@ quiet_build() {
     log=$(mktemp)
     local config=debug
     [[ " $* " == *" -c release "* ]] && config=release
+    local notice=""
     if [ ! -d "$root/.build/$config" ]; then
         echo "building $what (first run, a few minutes)..." >&2
+    else
+        # A rebuild after a change says so once it has taken a few seconds (an up-to-date build says nothing).
+        (sleep 4 && echo "building $what..." >&2) &
+        notice=$!
     fi
-    if ! (cd "$root" && swift build "$@") >"$log" 2>&1; then
+    local status=0
+    (cd "$root" && swift build "$@") >"$log" 2>&1 || status=$?
+    if [ -n "$notice" ]; then kill "$notice" 2>/dev/null || true; wait "$notice" 2>/dev/null || true; fi
+    if [ "$status" -ne 0 ]; then
         grep -v -e "warning: prohibited flag" -e "^warning: 'pkg-config'" "$log" >&2 || true
         rm -f "$log"
         echo "$(basename "$0"): the build of $what failed (its log is above)" >&2
