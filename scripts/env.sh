@@ -17,8 +17,8 @@ quiet_build() {
     if [ ! -d "$root/.build/$config" ]; then
         echo "building $what (first run, a few minutes)..." >&2
     else
-        # A rebuild after a change says so once it has taken a few seconds (an up-to-date build says nothing).
-        (sleep 4 && echo "building $what..." >&2) &
+        # A rebuild after a change says so once it has taken 10 s (an up-to-date build says nothing).
+        (sleep 10 && echo "building $what..." >&2) &
         notice=$!
     fi
     local status=0
