@@ -13,17 +13,20 @@ quiet_build() {
     log=$(mktemp)
     local config=debug
     [[ " $* " == *" -c release "* ]] && config=release
-    local notice=""
+    local first=""
     if [ ! -d "$root/.build/$config" ]; then
         echo "building $what (first run, a few minutes)..." >&2
-    else
-        # A rebuild after a change says so once it has taken 10 s (an up-to-date build says nothing).
-        (sleep 10 && echo "building $what..." >&2) &
-        notice=$!
+        first=yes
     fi
-    local status=0
-    (cd "$root" && swift build "$@") >"$log" 2>&1 || status=$?
-    if [ -n "$notice" ]; then kill "$notice" 2>/dev/null || true; wait "$notice" 2>/dev/null || true; fi
+    (cd "$root" && swift build "$@") >"$log" 2>&1 &
+    local build=$! ticks=0 status=0
+    # A rebuild after a change says so once it has taken 10 s (an up-to-date build says nothing).
+    while kill -0 "$build" 2>/dev/null; do
+        sleep 0.1
+        ticks=$((ticks + 1))
+        if [ "$ticks" -eq 100 ] && [ -z "$first" ]; then echo "building $what..." >&2; fi
+    done
+    wait "$build" || status=$?
     if [ "$status" -ne 0 ]; then
         grep -v -e "warning: prohibited flag" -e "^warning: 'pkg-config'" "$log" >&2 || true
         rm -f "$log"
