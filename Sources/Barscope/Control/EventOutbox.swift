@@ -15,12 +15,17 @@ final class EventOutbox: @unchecked Sendable {
     private var closed = false
     private var delivering = false
     private let capacity: Int
+    /// Whether producers wait when the observer is `capacity` behind (files), or the event is dropped (live).
+    private let waits: Bool
+    /// Events dropped because the observer fell behind (live only).
+    private(set) var dropped = 0
     private let deliver: @Sendable (Event) -> Void
     /// The delivery thread, to tell a call made from an observer.
     nonisolated(unsafe) private var thread: Thread? = nil
 
-    init(capacity: Int = 1024, name: String, deliver: @escaping @Sendable (Event) -> Void) {
+    init(capacity: Int = 1024, name: String, waits: Bool = true, deliver: @escaping @Sendable (Event) -> Void) {
         self.capacity = max(1, capacity)
+        self.waits = waits
         self.deliver = deliver
         let t = Thread { [self] in run() }
         t.name = "barscope-events-\(name)"
@@ -36,7 +41,11 @@ final class EventOutbox: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return }
-        if !isDeliveryThread {
+        if !isDeliveryThread && queue.count - head >= capacity {
+            guard waits else {
+                dropped += 1
+                return
+            }
             while queue.count - head >= capacity && !closed { condition.wait() }
         }
         queue.append(event)

@@ -43,6 +43,9 @@ public final class ScanController: Sendable {
     public let settings: LiveSettings
     /// Latency from the tee to results, across every run.
     public let latency = LatencyHistogram()
+    /// Frames scanned and skipped, across every run (failed ones too).
+    private let runTotals = RunTotals()
+    public var totals: (frames: Int, dropped: Int) { runTotals.counts }
 
     private let configuration: RunConfiguration
     private let outbox: EventOutbox
@@ -79,10 +82,17 @@ public final class ScanController: Sendable {
             of: Event.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         events = stream
         self.continuation = continuation
-        outbox = EventOutbox(name: name) { event in
+        // A live source's streaming threads never wait for an observer: its outbox drops (counted) when full.
+        outbox = EventOutbox(name: name, waits: !configuration.input.isLive) { event in
             observer?(event)
             continuation.yield(event)
         }
+    }
+
+    deinit {
+        // Never started: its delivery thread still waits for events.
+        outbox.close()
+        continuation.finish()
     }
 
     public var state: ControllerState { stateBox.withLock { $0 } }
@@ -219,7 +229,8 @@ public final class ScanController: Sendable {
             let retrying = attempt
             var c = settings.applied(to: configuration)
             c.recording = recording
-            let run = ScanRun(configuration: c, settings: settings, histogram: latency) { [self] event in
+            let run = ScanRun(configuration: c, settings: settings, histogram: latency, totals: runTotals) {
+                [self] event in
                 if case .state(let s) = event {
                     if s == "playing" {
                         if retrying > 0, !played.load(ordering: .relaxed) {

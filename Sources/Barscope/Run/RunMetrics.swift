@@ -97,3 +97,37 @@ public final class LatencyHistogram: Sendable {
     /// Cumulative counts per upper bound, the count and the sum.
     public var snapshot: (buckets: [Int], count: Int, sum: Double) { state.withLock { $0 } }
 }
+
+/// Frames scanned and frames a live scanner skipped, over every run of a controller, failed runs included: the run
+/// of the moment counts live, and its counts move to the ended runs' in one step when it ends (the totals never go
+/// back).
+public final class RunTotals: Sendable {
+    private struct State {
+        var frames = 0
+        var dropped = 0
+        var current: (metrics: RunMetrics, ledger: FrameLedger)? = nil
+    }
+    private let state = Locked(State())
+
+    public init() {}
+
+    func begin(_ metrics: RunMetrics, _ ledger: FrameLedger) { state.withLock { $0.current = (metrics, ledger) } }
+
+    func end() {
+        state.withLock { s in
+            guard let c = s.current else { return }
+            s.frames += c.metrics.counts.frames
+            s.dropped += c.ledger.frameCounts.skipped
+            s.current = nil
+        }
+    }
+
+    public var counts: (frames: Int, dropped: Int) {
+        state.withLock { s in
+            (
+                s.frames + (s.current?.metrics.counts.frames ?? 0),
+                s.dropped + (s.current?.ledger.frameCounts.skipped ?? 0)
+            )
+        }
+    }
+}

@@ -34,14 +34,16 @@ final class ScanRun: Sendable {
     ///   - settings: the live settings (the controller's, shared by every run it starts).
     ///   - emit: called for every event; must only queue it (an `EventOutbox`), as it is called under locks.
     private let histogram: LatencyHistogram?
+    private let totals: RunTotals?
 
     init(
         configuration: RunConfiguration, settings: LiveSettings, histogram: LatencyHistogram? = nil,
-        emit: @escaping @Sendable (Event) -> Void
+        totals: RunTotals? = nil, emit: @escaping @Sendable (Event) -> Void
     ) {
         self.configuration = configuration
         self.settings = settings
         self.histogram = histogram
+        self.totals = totals
         self.emit = emit
     }
 
@@ -125,6 +127,7 @@ final class ScanRun: Sendable {
             pipeline.setState(GST_STATE_NULL)
             scanStage.stop()
             teeStage.detach()
+            totals?.end()
             active.withLock { $0 = nil }
         }
         teeStage.attach(tee: tee)
@@ -144,6 +147,7 @@ final class ScanRun: Sendable {
         let previewGate = c.preview?.attach(pipeline)
         defer { previewGate?.remove() }
         active.withLock { $0 = Active(pipeline: pipeline, metrics: metrics, timeline: timeline, ledger: ledger) }
+        totals?.begin(metrics, ledger)
 
         let start = Date()
         scanStage.start()

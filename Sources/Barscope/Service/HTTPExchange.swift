@@ -20,7 +20,15 @@ public final class HTTPExchange: @unchecked Sendable {
         g_object_ref(UnsafeMutableRawPointer(message))
     }
 
-    deinit { g_object_unref(UnsafeMutableRawPointer(message)) }
+    deinit {
+        // The message belongs to the main loop's thread: the last reference goes there.
+        if Thread.isMainThread {
+            g_object_unref(UnsafeMutableRawPointer(message))
+        } else {
+            nonisolated(unsafe) let m = message
+            MainLoop.run { g_object_unref(UnsafeMutableRawPointer(m)) }
+        }
+    }
 
     /// The answer will come later (the connection waits; nothing blocks).
     public func deferAnswer() {
@@ -104,6 +112,14 @@ public final class HTTPExchange: @unchecked Sendable {
         finished = true
         soup_message_body_complete(soup_server_message_get_response_body(message))
         soup_server_message_unpause(message)
+    }
+
+    /// Lets a client go that does not take what is sent (a slow reader): the connection is shut, and whatever
+    /// watched for it stops now, not when (if ever) the client would have read the rest.
+    public func drop() {
+        finish()
+        if let socket = soup_server_message_get_socket(message) { g_socket_shutdown(socket, 1, 1, nil) }
+        closed()
     }
 
     private func closed() {

@@ -103,14 +103,26 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func early(_ msg: OpaquePointer) {
         let exchange = HTTPExchange(msg)
+        // A refused request's body is not kept (libsoup still reads it off the wire) and its connection closes.
+        func refuse(_ status: Int, _ why: String) {
+            soup_message_body_set_accumulate(soup_server_message_get_request_body(msg), 0)
+            soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection", "close")
+            exchange.error(status, why)
+        }
         if !authorized(msg) {
             soup_message_headers_replace(
                 soup_server_message_get_response_headers(msg), "WWW-Authenticate", "Bearer realm=\"barscope\"")
-            exchange.error(401, "missing or wrong token (Authorization: Bearer TOKEN)")
+            refuse(401, "missing or wrong token (Authorization: Bearer TOKEN)")
+            return
+        }
+        let headers = soup_server_message_get_request_headers(msg)
+        if soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CHUNKED {
+            // A chunked body's size is known only once read: a request must say it up front.
+            refuse(411, "a request body needs a Content-Length (at most \(Self.maxBody) bytes)")
             return
         }
         if let length = header(msg, "Content-Length").flatMap({ Int($0) }), length > Self.maxBody {
-            exchange.error(413, "request body of \(length) bytes: at most \(Self.maxBody)")
+            refuse(413, "request body of \(length) bytes: at most \(Self.maxBody)")
         }
     }
 

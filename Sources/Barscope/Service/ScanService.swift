@@ -12,6 +12,8 @@ public final class ScanService: @unchecked Sendable {
         case notFound(String)
         /// 400: a bad name, key or value (the command line's own message).
         case badRequest(String)
+        /// 504: it did not stop in time (it goes on stopping, and stays listed).
+        case timedOut(String)
     }
 
     let stateFile: String
@@ -92,6 +94,8 @@ public final class ScanService: @unchecked Sendable {
         let watcher = Thread { [weak self, weak instance] in
             instance?.controller.wait()
             self?.persist()
+            // Its streams close once they have its last events.
+            if let self, let instance { self.onEvents.withLock { $0 }?(instance) }
         }
         watcher.name = "barscope-watch"
         watcher.start()
@@ -103,7 +107,7 @@ public final class ScanService: @unchecked Sendable {
     /// - Returns: its final status.
     public func delete(_ id: String) throws -> JSONValue {
         guard let instance = instance(id) else { throw Failure.notFound("no instance '\(id)'") }
-        instance.stop()
+        guard instance.stop() else { throw Failure.timedOut("\(id): did not stop within 30 s (still stopping)") }
         let status = instance.status
         registry.withLock { $0.removeAll { $0.id == id } }
         persist()

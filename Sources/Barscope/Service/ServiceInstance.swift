@@ -20,8 +20,6 @@ public final class ServiceInstance: @unchecked Sendable {
     private let notify: @Sendable (ServiceInstance) -> Void
 
     struct Counters {
-        var framesOfEndedRuns = 0
-        var currentCounted = false
         var codes: [String: Int] = [:]
         var restarts = 0
         var lastError: String? = nil
@@ -65,10 +63,8 @@ public final class ServiceInstance: @unchecked Sendable {
                 }
             case .reconnecting:
                 k.restarts += 1
-                k.currentCounted = false
-            case .eos(let frames, _, _, _):
-                k.framesOfEndedRuns += frames
-                k.currentCounted = true
+                // Track numbers start again in the new run.
+                k.codes = k.codes.filter { !$0.key.hasPrefix("#") }
             case .error(let m, _): k.lastError = m
             default: break
             }
@@ -78,9 +74,10 @@ public final class ServiceInstance: @unchecked Sendable {
     }
 
     /// Stops it: end of stream first (the recording is finished), waiting at most `timeout` seconds. Blocks.
-    func stop(timeout: Double = 30) {
+    /// - Returns: false when it had not ended in time.
+    func stop(timeout: Double = 30) -> Bool {
         counters.withLock { $0.stopRequested = true }
-        controller.stop(timeout: timeout)
+        return controller.stop(timeout: timeout)
     }
 
     public var state: String {
@@ -103,14 +100,8 @@ public final class ServiceInstance: @unchecked Sendable {
 
     /// Frames scanned over every run, codes seen by symbology, restarts.
     public var totals: (frames: Int, dropped: Int, codes: [String: Int], restarts: Int) {
-        let p = controller.progress
-        return counters.withLock { k in
-            let current = k.currentCounted ? 0 : (p?.frames ?? 0)
-            return (
-                k.framesOfEndedRuns + current, p?.framesDropped ?? 0, k.codes.filter { !$0.key.hasPrefix("#") },
-                k.restarts
-            )
-        }
+        let t = controller.totals
+        return counters.withLock { k in (t.frames, t.dropped, k.codes.filter { !$0.key.hasPrefix("#") }, k.restarts) }
     }
 
     /// The status object of the API.

@@ -73,7 +73,9 @@ public final class ServiceRoutes: @unchecked Sendable {
             let service = self.service
             Thread.detachNewThread {
                 let answer: (Int, JSONValue)
-                do { answer = (200, try service.delete(i.id)) } catch {
+                do { answer = (200, try service.delete(i.id)) } catch ScanService.Failure.timedOut(let m) {
+                    answer = (504, .object([("error", .string(m))]))
+                } catch {
                     answer = (404, .object([("error", .string("\(error)"))]))
                 }
                 MainLoop.run { x.json(answer.0, answer.1) }
@@ -96,8 +98,8 @@ public final class ServiceRoutes: @unchecked Sendable {
         case ("GET", "frame.jpg"): streams.frame(i, x)
         case ("GET", "stream.mjpg"):
             let fps = r.query["fps"].flatMap { Double($0) } ?? 5
-            guard fps > 0, fps <= 30 else {
-                x.error(400, "fps '\(r.query["fps"] ?? "")': from 0 to 30")
+            guard fps >= 0.1, fps <= 30 else {
+                x.error(400, "fps '\(r.query["fps"] ?? "")': from 0.1 to 30")
                 return
             }
             streams.mjpeg(i, fps: fps, x)

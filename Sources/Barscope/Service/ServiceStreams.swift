@@ -58,7 +58,8 @@ final class ServiceStreams: @unchecked Sendable {
 
     func events(_ i: ServiceInstance, since: Int, _ x: HTTPExchange) {
         x.beginStream(contentType: "text/event-stream", headers: [("X-Accel-Buffering", "no")])
-        let client = EventClient(i, x, since: since)
+        // An id from before the service restarted (the numbering starts again): everything held.
+        let client = EventClient(i, x, since: since > i.events.last ? 0 : since)
         clients.append(client)
         x.onClose = { [weak self, weak client] in self?.clients.removeAll { $0 === client } }
         // The first comment opens the stream at once; then what is held since `since`.
@@ -85,7 +86,7 @@ final class ServiceStreams: @unchecked Sendable {
             for (seq, line) in items { text += "id: \(seq)\ndata: \(line)\n\n" }
             c.sent = items.last!.0
             c.exchange.write(Array(text.utf8))
-            if c.exchange.backlog > Self.maxBacklog { c.exchange.finish() }
+            if c.exchange.backlog > Self.maxBacklog { c.exchange.drop() }
         }
         // An instance that has ended closes its streams once they have everything.
         if instance.ended {
@@ -96,7 +97,7 @@ final class ServiceStreams: @unchecked Sendable {
     private func keepAlive() {
         for c in clients {
             c.exchange.write(Array(": keep-alive\n\n".utf8))
-            if c.exchange.backlog > Self.maxBacklog { c.exchange.finish() }
+            if c.exchange.backlog > Self.maxBacklog { c.exchange.drop() }
             if c.instance.ended { flush(c.instance) }
         }
     }
@@ -144,7 +145,7 @@ final class ServiceStreams: @unchecked Sendable {
             c.generation = frame.generation
             let head = "--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.count)\r\n\r\n"
             c.exchange.write(Array(head.utf8) + frame.jpeg + Array("\r\n".utf8))
-            if c.exchange.backlog > 8 { c.exchange.finish() }
+            if c.exchange.backlog > 8 { c.exchange.drop() }
         }
     }
 }
