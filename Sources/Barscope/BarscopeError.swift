@@ -12,6 +12,8 @@ public enum BarscopeError: Error, CustomStringConvertible, Sendable, Equatable {
     case missingElement(name: String, package: String?)
     /// A live source sent no frame for `seconds` without closing (the watchdog). Exit code 3.
     case streamStalled(input: String, seconds: Int)
+    /// Frames kept coming but none was scanned for `seconds` (the scanning is stuck). Exit code 3.
+    case scanningStalled(input: String, seconds: Int)
     /// A network source could not be reached: `reason` says why (unknown host, refused, no answer). Exit code 2.
     case sourceUnreachable(input: String, reason: String)
     /// The server refused the credentials, or asked for some. Exit code 2.
@@ -28,6 +30,8 @@ public enum BarscopeError: Error, CustomStringConvertible, Sendable, Equatable {
         case .missingElement(let name, let package?): return "no such element '\(name)' (install \(package))"
         case .missingElement(let name, nil): return "no such element '\(name)' (no installed GStreamer plugin has it)"
         case .streamStalled(let input, let seconds): return "\(input): no frame for \(seconds) s (the stream stalled)"
+        case .scanningStalled(let input, let seconds):
+            return "\(input): no frame scanned for \(seconds) s while frames came (the scanning stalled)"
         case .sourceUnreachable(let input, let reason), .notAuthorized(let input, let reason):
             return "\(input): \(reason)"
         case .noPicture(let input, let seconds):
@@ -40,7 +44,7 @@ public enum BarscopeError: Error, CustomStringConvertible, Sendable, Equatable {
     public var exitCode: Int32 {
         switch self {
         case .badValue, .badInput, .sourceUnreachable, .notAuthorized, .noPicture: return 2
-        case .pipeline, .missingElement, .streamStalled, .recording: return 3
+        case .pipeline, .missingElement, .streamStalled, .scanningStalled, .recording: return 3
         }
     }
 
@@ -48,7 +52,7 @@ public enum BarscopeError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isUsersMistake: Bool {
         switch self {
         case .badValue, .badInput, .notAuthorized, .noPicture, .missingElement: return true
-        case .pipeline, .streamStalled, .sourceUnreachable, .recording: return false
+        case .pipeline, .streamStalled, .scanningStalled, .sourceUnreachable, .recording: return false
         }
     }
 }

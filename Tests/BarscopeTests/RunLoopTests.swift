@@ -76,6 +76,19 @@ struct RunLoopTests {
         #expect(m.handle(.tick(now: 6.1)) == [.fail(.streamStalled(input: "cam", seconds: 5))])
     }
 
+    /// Frames keep coming but nothing is scanned: the scanning is stuck, reported as such (and restarted by the
+    /// policy), not left hanging.
+    @Test func stuckScanningIsAFault() {
+        var m = machine(watchdog: 5)
+        for t in stride(from: 0.5, through: 5.0, by: 0.5) {
+            _ = m.handle(.frame(now: t))
+            _ = m.handle(.scanned(now: min(t, 1)))
+            #expect(m.handle(.tick(now: t)) == [], "\(t)")
+        }
+        _ = m.handle(.frame(now: 6))
+        #expect(m.handle(.tick(now: 6.1)) == [.fail(.scanningStalled(input: "cam", seconds: 5))])
+    }
+
     @Test func aPausedStreamIsNotStalled() {
         var m = machine(watchdog: 5)
         _ = m.handle(.pause(true, now: 0))

@@ -45,6 +45,7 @@ final class FrameLedger: @unchecked Sendable {
     private var skipped = 0
     private var lastArrival = ContinuousClock.now
     private var lastMove = ContinuousClock.now
+    private var lastScan = ContinuousClock.now
 
     /// Files: the overlay waits for its own frame's results. Live: it draws the newest.
     let frameAccurate: Bool
@@ -77,7 +78,9 @@ final class FrameLedger: @unchecked Sendable {
     /// Frames that reached the tee so far.
     var admitted: Int { locked { next } }
     /// When the last frame reached the tee, and when anything last moved downstream (scanned, drawn, encoded).
-    var clocks: (arrival: ContinuousClock.Instant, move: ContinuousClock.Instant) { locked { (lastArrival, lastMove) } }
+    var clocks: (arrival: ContinuousClock.Instant, move: ContinuousClock.Instant, scan: ContinuousClock.Instant) {
+        locked { (lastArrival, lastMove, lastScan) }
+    }
 
     /// Something moved downstream (the recording's encoder gave a buffer): a stop that waits for the end of stream
     /// is still getting somewhere.
@@ -90,6 +93,7 @@ final class FrameLedger: @unchecked Sendable {
     func scanned(_ frame: Int, detections: [Detection], appeared: [Int]) -> ContinuousClock.Instant? {
         locked {
             lastMove = ContinuousClock.now
+            lastScan = lastMove
             latest = detections
             scannedThrough = max(scannedThrough, frame)
             let arrival = entries[frame]?.arrival

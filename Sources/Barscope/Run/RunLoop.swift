@@ -19,6 +19,8 @@ struct RunLoop: Sendable {
         case tick(now: Double)
         /// A frame reached the tee.
         case frame(now: Double)
+        /// The scanner delivered a frame's results.
+        case scanned(now: Double)
         /// Something moved downstream: a frame scanned, drawn or written (a slow recording still finishing).
         case progress(now: Double)
         /// Finish: end of stream first, so that recordings are complete; give up at `deadline` at the latest.
@@ -68,11 +70,13 @@ struct RunLoop: Sendable {
     /// Stopped by request (not at the stream's own end).
     private(set) var interrupted = false
     private var lastFrame: Double
+    private var lastScan: Double
     private var sawFrame = false
 
     init(options: Options, now: Double) {
         self.options = options
         lastFrame = now
+        lastScan = now
     }
 
     mutating func handle(_ input: Input) -> [Action] {
@@ -80,10 +84,15 @@ struct RunLoop: Sendable {
         switch input {
         case .tick(let now): return tick(now)
         case .frame(let now):
+            // The scanning clock starts with the first frame: there is nothing to scan before it.
+            if !sawFrame { lastScan = max(lastScan, now) }
             lastFrame = now
             sawFrame = true
             return moved(now)
         case .progress(let now): return moved(now)
+        case .scanned(let now):
+            lastScan = now
+            return moved(now)
         case .stop(let now, let deadline):
             switch phase {
             case .finishing(let last, let old):
@@ -115,6 +124,7 @@ struct RunLoop: Sendable {
                 phase = .running
                 // A paused stream sends nothing: the watchdog counts from the resume.
                 lastFrame = now
+                lastScan = now
                 return [.setPlaying]
             default: return []
             }
@@ -176,6 +186,11 @@ struct RunLoop: Sendable {
             if let limit = options.watchdogSeconds, silent > limit {
                 phase = .done
                 return [.fail(.streamStalled(input: options.inputName, seconds: Int(limit)))]
+            }
+            // Frames still come but none has been scanned for as long: the scanning is stuck, not the source.
+            if let limit = options.watchdogSeconds, now - lastScan > limit {
+                phase = .done
+                return [.fail(.scanningStalled(input: options.inputName, seconds: Int(limit)))]
             }
             return []
         case .paused, .done: return []

@@ -214,6 +214,7 @@ final class ScanRun: Sendable {
             var inputs: [RunLoop.Input] = []
             let clocks = ledger.clocks
             if clocks.arrival != seen.arrival { inputs.append(.frame(now: seconds(clocks.arrival))) }
+            if clocks.scan != seen.scan { inputs.append(.scanned(now: seconds(clocks.scan))) }
             if clocks.move != seen.move { inputs.append(.progress(now: seconds(clocks.move))) }
             seen = clocks
             let r = requests.withLock { r -> Requests in
