@@ -54,24 +54,15 @@ enum ServeCommand {
         for problem in service.restore() { FileHandle.standardError.write(Data("barscope: \(problem)\n".utf8)) }
         // SIGTERM (systemd's stop), SIGINT, SIGHUP: every instance stops with its recording finished, then exit 0;
         // a second signal exits at once.
-        let watcher = Thread {
-            var handled: Int32 = 0  // a signal that came before this thread started counts too
-            while true {
-                Thread.sleep(forTimeInterval: 0.05)
-                let n = bs_stop_requests()
-                guard n > handled else { continue }
-                if handled > 0 { exit(128 + bs_last_signal()) }
-                handled = n
+        StopSignals.watch(
+            first: {
                 FileHandle.standardError.write(
                     Data("barscope: stopping every instance (signal again to stop now)\n".utf8))
                 Thread.detachNewThread {
                     service.stopAll()
                     MainLoop.quit()
                 }
-            }
-        }
-        watcher.name = "barscope-signals"
-        watcher.start()
+            }, next: { exit(128 + bs_last_signal()) })
         MainLoop.runUntilQuit()
         withExtendedLifetime(server) {}
         FileHandle.standardError.write(Data("barscope: stopped\n".utf8))

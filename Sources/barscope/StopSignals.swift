@@ -11,25 +11,34 @@ enum StopSignals {
     /// The last signal received, 0 if none.
     static var last: Int32 { bs_last_signal() }
 
-    /// Watches for signals while `controller` runs. `onStopNow` runs when the stop becomes immediate (to give up
-    /// on a reader that does not read, say).
-    static func watch(_ controller: ScanController, onStopNow: @escaping @Sendable () -> Void) {
+    /// Watches for signals on a thread of its own: `first` for the first stop request, `next` for each after it.
+    static func watch(first: @escaping @Sendable () -> Void, next: @escaping @Sendable () -> Void) {
         let thread = Thread {
             var handled: Int32 = 0  // a signal that came before this thread started counts too
             while true {
                 Thread.sleep(forTimeInterval: 0.05)
                 let n = bs_stop_requests()
                 guard n > handled else { continue }
+                handled == 0 ? first() : next()
                 handled = n
-                if controller.isStopping {
-                    onStopNow()
-                    controller.stopNow()
-                } else {
-                    controller.requestStop()
-                }
             }
         }
         thread.name = "barscope-signals"
         thread.start()
+    }
+
+    /// Signals while `controller` runs: the first finishes (end of stream first), the next stops at once; a stop
+    /// asked for otherwise (a `stop` command) counts as the first. `onStopNow` runs when the stop becomes immediate
+    /// (to give up on a reader that does not read, say).
+    static func watch(_ controller: ScanController, onStopNow: @escaping @Sendable () -> Void) {
+        let request: @Sendable () -> Void = {
+            if controller.isStopping {
+                onStopNow()
+                controller.stopNow()
+            } else {
+                controller.requestStop()
+            }
+        }
+        watch(first: request, next: request)
     }
 }

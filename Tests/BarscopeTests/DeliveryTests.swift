@@ -76,6 +76,32 @@ struct DeliveryTests {
         box.withLock { $0 = nil }
     }
 
+    /// A live source's outbox never waits: past its capacity events are dropped, counted, and said in a warning;
+    /// a file's producer waits for room before its next frame, holding no lock.
+    @Test func liveOutboxDropsAndSaysSoFileOutboxMakesRoom() {
+        let gate = DispatchSemaphore(value: 0)
+        let names = Locked<[String]>([])
+        let live = EventOutbox(capacity: 2, name: "live", waits: false) { e in
+            if case .state("first") = e { gate.wait() }
+            names.withLock { $0.append(e.jsonLine) }
+        }
+        live.post(.state("first"))
+        Thread.sleep(forTimeInterval: 0.1)  // the observer now holds "first"
+        for n in 0..<10 { live.post(.warning(message: "n\(n)", source: nil)) }
+        #expect(live.dropped == 8)
+        gate.signal()
+        live.close()
+        #expect(names.withLock { $0 }.last?.contains("events: 8 dropped, the observer fell behind") == true)
+
+        let file = EventOutbox(capacity: 2, name: "file") { _ in Thread.sleep(forTimeInterval: 0.01) }
+        for n in 0..<20 {
+            file.waitForRoom()
+            file.post(.warning(message: "n\(n)", source: nil))
+        }
+        #expect(file.dropped == 0)
+        file.close()
+    }
+
     /// Defect 3: to a file, nothing is dropped, however fast events come and however small the queue.
     @Test func writerToAFileWaitsInsteadOfDropping() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(getpid()).jsonl").path

@@ -83,6 +83,16 @@ struct Tool {
         return eos?["frames"] as? Int ?? -1
     }
 
+    /// A demo clip made once by `barscope generate` in the test folder.
+    static func clip(_ name: String, size: String, frames: Int) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        if !FileManager.default.fileExists(atPath: path) {
+            let made = try run(["generate", path, "--size", size, "--frames", String(frames)])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        return path
+    }
+
     static let folder: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-cli-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

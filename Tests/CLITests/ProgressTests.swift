@@ -5,14 +5,7 @@ import Testing
 /// The progress line: drawn in place on a terminal (a pseudo-terminal made by `script`), plain lines otherwise;
 /// the one-line summary at the end either way.
 @Suite(.serialized) struct ProgressTests {
-    static func clip() throws -> String {
-        let path = Tool.folder.appendingPathComponent("progress-720p.mp4").path
-        if !FileManager.default.fileExists(atPath: path) {
-            let made = try Tool.run(["generate", path, "--size", "1280x720", "--frames", "300"])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
-        return path
-    }
+    static func clip() throws -> String { try Tool.clip("progress-720p.mp4", size: "1280x720", frames: 300) }
 
     @Test func barOnATerminal() throws {
         let clip = try Self.clip()

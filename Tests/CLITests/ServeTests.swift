@@ -5,14 +5,7 @@ import Testing
 
 /// `barscope serve` end to end: the real service on a loopback port, a real HTTP client, real pipelines.
 @Suite(.serialized) struct ServeTests {
-    static func clip() throws -> String {
-        let path = Tool.folder.appendingPathComponent("serve-clip.mp4").path
-        if !FileManager.default.fileExists(atPath: path) {
-            let made = try Tool.run(["generate", path, "--size", "640x360", "--frames", "300"])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
-        return path
-    }
+    static func clip() throws -> String { try Tool.clip("serve-clip.mp4", size: "640x360", frames: 300) }
 
     static var liveDemo: [String: Any] {
         [

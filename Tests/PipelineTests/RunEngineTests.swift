@@ -126,18 +126,37 @@ import Testing
     /// Live settings have one home: style changes add up, and a restart keeps every change.
     @Test func liveChangesAddUpAndSurviveARestart() throws {
         var c = RunConfiguration()
-        c.input = .demo(DemoOptions(size: Size(width: 320, height: 240), fps: 30, frames: 0, live: true))
+        c.input = .demo(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 0, live: true))
+        let log = EventLog()
         let controller = ScanController(
-            name: "settings", configuration: c, restart: .onError, backoff: ReconnectPolicy(initialDelay: 0.1))
+            name: "settings", configuration: c, restart: .onError, backoff: ReconnectPolicy(initialDelay: 0.1)
+        ) { log.append($0) }
         try controller.settings.updateStyle { try $0.apply("box-color=#FF0000") }
         try controller.settings.updateStyle { try $0.apply("labels=off") }
         let v = controller.settings.values
-        #expect(v.style.showLabels == false)
-        #expect(v.style.boxColor == Color(hex: "#FF0000"))
+        #expect(v.style.showLabels == false && v.style.boxColor == Color(hex: "#FF0000"), "style changes add up")
+        controller.start()
+        defer { controller.stop() }
+        func types(after index: Int) -> Set<String> {
+            Set(
+                log.all.dropFirst(index).compactMap { e -> String? in
+                    if case .appeared(_, _, let d, _) = e { return d.type }
+                    return nil
+                })
+        }
+        for _ in 0..<100 where types(after: 0).count < 3 { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(types(after: 0) == ["QR-Code", "EAN-13", "CODE-128"], "all three before the change")
+        // Changed while playing, then the pipeline fails and is rebuilt: the new run reads QR codes only.
         controller.setDecoder(try ScannerSettings(["disable", "qrcode.enable"]))
-        let next = controller.settings.applied(to: c)
-        #expect(next.style == v.style)
-        #expect(next.scanner == (try ScannerSettings(["disable", "qrcode.enable"])))
-        controller.stop()
+        controller.injectError("drill")
+        var recovered: Int? = nil
+        for _ in 0..<100 where recovered == nil {
+            recovered = log.all.firstIndex { $0.name == "recovered" }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let from = try #require(recovered, "no recovery: \(log.all.map(\.name))")
+        for _ in 0..<50 where types(after: from).isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(types(after: from) == ["QR-Code"], "after the restart: \(types(after: from))")
+        #expect(controller.settings.applied(to: c).style == v.style, "the style too")
     }
 }

@@ -4,8 +4,9 @@ import Foundation
 /// code that made them: producers (streaming and scanning threads) only append, which is bookkeeping. An observer
 /// may therefore call back into the controller (`progress`, `stop`) without deadlock or stalling a worker.
 ///
-/// Bounded: when the observer falls `capacity` events behind, producers wait (back-pressure: a file's scan slows to
-/// the pace of its events' reader; a live source's scanner drops frames instead, as its queue leaks).
+/// Bounded, and `post` never waits (it is called under the producers' locks): a file's scanner branch waits for room
+/// before it hands over its next frame (`waitForRoom`, holding no lock), so a file's scan slows to the pace of its
+/// events' reader; a live source's events past `capacity` are dropped, counted, and said in a `warning` event.
 ///
 /// Sendable: the queue and flags are guarded by `condition`; the thread only reads `deliver`.
 final class EventOutbox: @unchecked Sendable {
@@ -15,10 +16,11 @@ final class EventOutbox: @unchecked Sendable {
     private var closed = false
     private var delivering = false
     private let capacity: Int
-    /// Whether producers wait when the observer is `capacity` behind (files), or the event is dropped (live).
+    /// Whether the producer waits for room (files), or events past `capacity` are dropped (live).
     private let waits: Bool
-    /// Events dropped because the observer fell behind (live only).
+    /// Events dropped because the observer fell behind (live only), and how many of them a warning has told.
     private(set) var dropped = 0
+    private var reported = 0
     private let deliver: @Sendable (Event) -> Void
     /// The delivery thread, to tell a call made from an observer.
     nonisolated(unsafe) private var thread: Thread? = nil
@@ -36,20 +38,26 @@ final class EventOutbox: @unchecked Sendable {
     /// Whether the caller is this outbox's delivery thread (an observer calling back).
     var isDeliveryThread: Bool { Thread.current === thread }
 
-    /// Queues an event; waits while the observer is `capacity` events behind (never on the delivery thread itself).
+    /// Queues an event, never waiting (bookkeeping only: callers hold their own locks).
     func post(_ event: Event) {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return }
-        if !isDeliveryThread && queue.count - head >= capacity {
-            guard waits else {
-                dropped += 1
-                return
-            }
-            while queue.count - head >= capacity && !closed { condition.wait() }
+        if !waits && queue.count - head >= capacity {
+            dropped += 1
+            return
         }
         queue.append(event)
         condition.broadcast()
+    }
+
+    /// Waits, holding no lock of the caller's, while the observer is `capacity` events behind (a file's scanner
+    /// branch before each frame). Returns at once for a live source, on the delivery thread, or once closed.
+    func waitForRoom() {
+        guard waits, !isDeliveryThread else { return }
+        condition.lock()
+        while queue.count - head >= capacity && !closed { condition.wait() }
+        condition.unlock()
     }
 
     /// Delivers what is queued, then ends the thread. Returns when the last event has been delivered (at once when
@@ -77,8 +85,13 @@ final class EventOutbox: @unchecked Sendable {
         while true {
             while head == queue.count && !closed { condition.wait() }
             if head == queue.count && closed { break }
-            let batch = Array(queue[head...])
+            var batch = Array(queue[head...])
             head = queue.count
+            if dropped > reported {
+                batch.append(
+                    .warning(message: "events: \(dropped - reported) dropped, the observer fell behind", source: nil))
+                reported = dropped
+            }
             if head > 4096 {
                 queue.removeFirst(head)
                 head = 0

@@ -82,7 +82,7 @@ public final class ScanController: Sendable {
             of: Event.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         events = stream
         self.continuation = continuation
-        // A live source's streaming threads never wait for an observer: its outbox drops (counted) when full.
+        // A live source never waits for an observer: its outbox drops (counted, and said) when full.
         outbox = EventOutbox(name: name, waits: !configuration.input.isLive) { event in
             observer?(event)
             continuation.yield(event)
@@ -229,8 +229,10 @@ public final class ScanController: Sendable {
             let retrying = attempt
             var c = settings.applied(to: configuration)
             c.recording = recording
-            let run = ScanRun(configuration: c, settings: settings, histogram: latency, totals: runTotals) {
-                [self] event in
+            let run = ScanRun(
+                configuration: c, settings: settings, histogram: latency, totals: runTotals,
+                waitForRoom: { [outbox] in outbox.waitForRoom() }
+            ) { [self] event in
                 if case .state(let s) = event {
                     if s == "playing" {
                         if retrying > 0, !played.load(ordering: .relaxed) {

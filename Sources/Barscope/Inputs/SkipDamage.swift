@@ -35,7 +35,8 @@ final class SkipDamage: @unchecked Sendable {
     static let firstStepNs: UInt64 = 500_000_000
 
     /// The pad where the decoded video enters our graph (owned).
-    private let pad: UnsafeMutablePointer<GstPad>
+    private let padRef: GstRef<GstPad>
+    private var pad: UnsafeMutablePointer<GstPad> { padRef.pointer }
     private let name: String
     private let report: @Sendable (Event) -> Void
     private let state = Locked(State())
@@ -49,8 +50,7 @@ final class SkipDamage: @unchecked Sendable {
     ///   - pad: the sink pad the source's decoded video is linked to (borrowed; a reference is kept).
     ///   - name: the input as messages name it (credentials hidden).
     init(pad: UnsafeMutablePointer<GstPad>, name: String, report: @escaping @Sendable (Event) -> Void) {
-        gst_object_ref(UnsafeMutableRawPointer(pad))
-        self.pad = pad
+        padRef = GstRef(retaining: pad)
         self.name = name
         self.report = report
         let mask =
@@ -67,8 +67,6 @@ final class SkipDamage: @unchecked Sendable {
                 Unmanaged<SkipDamage>.fromOpaque(data).release()
             })
     }
-
-    deinit { gst_object_unref(UnsafeMutableRawPointer(pad)) }
 
     /// The probe (the pad's streaming thread).
     private func probe(_ info: UnsafeMutablePointer<GstPadProbeInfo>) -> GstPadProbeReturn {

@@ -1,10 +1,12 @@
 /// What the stages of one run share, made once by `ScanRun` before the graph plays: the configuration it started
 /// with, the controller's live settings, the frame ledger between the branches, the counters, and where events go
-/// (queued, never delivered, under the caller's locks).
+/// (queued, never delivered nor waited for, under the caller's locks).
 struct RunParts: Sendable {
     let configuration: RunConfiguration
     let settings: LiveSettings
     let ledger: FrameLedger
     let metrics: RunMetrics
     let emit: @Sendable (Event) -> Void
+    /// Waits while the event stream's reader is far behind (files; returns at once for a live source).
+    let waitForRoom: @Sendable () -> Void
 }

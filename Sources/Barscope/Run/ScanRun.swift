@@ -35,11 +35,14 @@ final class ScanRun: Sendable {
     ///   - emit: called for every event; must only queue it (an `EventOutbox`), as it is called under locks.
     private let histogram: LatencyHistogram?
     private let totals: RunTotals?
+    private let waitForRoom: @Sendable () -> Void
 
     init(
         configuration: RunConfiguration, settings: LiveSettings, histogram: LatencyHistogram? = nil,
-        totals: RunTotals? = nil, emit: @escaping @Sendable (Event) -> Void
+        totals: RunTotals? = nil, waitForRoom: @escaping @Sendable () -> Void = {},
+        emit: @escaping @Sendable (Event) -> Void
     ) {
+        self.waitForRoom = waitForRoom
         self.configuration = configuration
         self.settings = settings
         self.histogram = histogram
@@ -119,7 +122,9 @@ final class ScanRun: Sendable {
         let timeline = RegionTimeline(settings: settings)
         let teeStage = TeeStage(
             timeline: timeline, ledger: ledger, crop: crop, recordingCrop: pipeline.child("reccrop"), emit: emit)
-        let parts = RunParts(configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit)
+        let parts = RunParts(
+            configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit,
+            waitForRoom: waitForRoom)
         let scanStage = ScanStage(parts)
         // Registered before anything can start a thread: whatever throws below, the scanning threads end.
         defer {

@@ -71,6 +71,8 @@ final class ScanStage: @unchecked Sendable {
             gst_sample_unref(sample)
             return
         }
+        // Back-pressure from the events' reader lands here, on a thread that holds no lock.
+        parts.waitForRoom()
         let raw = buffer.map { bs_buffer_pts($0) } ?? .max
         let sequence = submitted
         submitted += 1

@@ -21,6 +21,8 @@ public final class ServiceInstance: @unchecked Sendable {
 
     struct Counters {
         var codes: [String: Int] = [:]
+        /// `--every-frame`: tracks already counted in this run (track numbers start again in each run).
+        var seenTracks = Set<Int>()
         var restarts = 0
         var lastError: String? = nil
         var stopRequested = false
@@ -57,14 +59,10 @@ public final class ServiceInstance: @unchecked Sendable {
             case .appeared(_, _, let d, _): k.codes[d.type, default: 0] += 1
             case .detection(_, _, let d, let track):
                 // --every-frame: a code counts once, on its track's first frame (tracks are numbered from 1 per run).
-                if let track, k.codes["#track\(track)"] == nil {
-                    k.codes["#track\(track)"] = 1
-                    k.codes[d.type, default: 0] += 1
-                }
+                if let track, k.seenTracks.insert(track).inserted { k.codes[d.type, default: 0] += 1 }
             case .reconnecting:
                 k.restarts += 1
-                // Track numbers start again in the new run.
-                k.codes = k.codes.filter { !$0.key.hasPrefix("#") }
+                k.seenTracks.removeAll()
             case .error(let m, _): k.lastError = m
             default: break
             }
@@ -101,7 +99,7 @@ public final class ServiceInstance: @unchecked Sendable {
     /// Frames scanned over every run, codes seen by symbology, restarts.
     public var totals: (frames: Int, dropped: Int, codes: [String: Int], restarts: Int) {
         let t = controller.totals
-        return counters.withLock { k in (t.frames, t.dropped, k.codes.filter { !$0.key.hasPrefix("#") }, k.restarts) }
+        return counters.withLock { k in (t.frames, t.dropped, k.codes, k.restarts) }
     }
 
     /// The status object of the API.

@@ -53,9 +53,6 @@ public struct ResultSequencer<Payload> {
     /// Codes seen so far (tracks started).
     public var tracksStarted: Int { tracker.tracksStarted }
 
-    /// The next sequence number expected.
-    public var expected: Int { next }
-
     /// Adds one frame's results; returns every frame now ready, in order.
     public mutating func add(_ s: Scanned) -> [Delivered] {
         waiting[s.sequence] = s
