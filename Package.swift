@@ -42,6 +42,11 @@ let package = Package(
             dependencies: [
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
                 "CQREncode", "CBarscope", "CZXingReader", "CSoup",
+            ],
+            // The web console of `barscope serve`, compiled in (no files to install beside the binary).
+            resources: [
+                .embedInCode("Service/Console/index.html"), .embedInCode("Service/Console/console.js"),
+                .embedInCode("Service/Console/console.css"),
             ]),
         .executableTarget(name: "barscope", dependencies: ["Barscope", "CBarscope"]),
         // Fuzz targets: under libFuzzer with scripts/fuzz (-sanitize=fuzzer -DLIBFUZZER); built plainly, it replays

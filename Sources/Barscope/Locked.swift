@@ -20,4 +20,13 @@ public final class Locked<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// A copy of the value. Read a stored closure with this, never with `withLock { $0 }`: the inout round trip
+    /// through the generic stores the closure back wrapped in two more reabstraction thunks, on every call, so that
+    /// calling it grows slower without bound (seen: 70 % of a service's CPU after a few minutes of events).
+    public func load() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
 }

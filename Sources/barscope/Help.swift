@@ -30,7 +30,9 @@ enum Help {
     static let serve = """
         Usage: barscope serve [--listen HOST:PORT] [--token-file FILE] [--state DIR] [--pipelines DIR]
 
-        A long-running service that runs many named pipelines at once, controlled over HTTP (JSON).
+        A long-running service that runs many named pipelines at once, controlled over HTTP (JSON), with a web
+        console at its address (http://127.0.0.1:8080/ by default): start pipelines, watch each one live, drag its
+        viewfinder, follow its events. With --token-file the page asks for the token.
 
         Options:
           --listen HOST:PORT   where to listen (default 127.0.0.1:8080); an address other than loopback
@@ -49,6 +51,9 @@ enum Help {
           GET    /v1/instances/ID/events               Server-Sent Events (Last-Event-ID or ?since=N resumes)
           GET    /v1/instances/ID/frame.jpg            the newest annotated frame
           GET    /v1/instances/ID/stream.mjpg?fps=N    the annotated stream as MJPEG (default 5 frames/s)
+          GET    /v1/instances/ID/snapshots/FILE       a PNG that snapshots.folder received
+          GET    /v1/events?backlog=N                  every instance's events, and each second their status
+          GET    /                                     the console
           GET    /metrics                              Prometheus text
           GET    /healthz                              ok
 

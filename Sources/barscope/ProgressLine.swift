@@ -55,7 +55,7 @@ final class ProgressLine: @unchecked Sendable {
             guard go else { return }
             guard Date() >= next else { continue }
             next = Date(timeIntervalSinceNow: interval)
-            guard let p = source.withLock({ $0 })?(), p.frames > 0 else { continue }
+            guard let p = source.load()?(), p.frames > 0 else { continue }
             let text = Self.describe(p, barWidth: terminal ? 24 : 0)
             lock.lock()
             if running {

@@ -47,10 +47,14 @@ enum ServeCommand {
         GStreamer.initialize()
         let service = try ScanService(stateFolder: state)
         let routes = ServiceRoutes(service: service)
-        let server = try HTTPServer(host: host, port: port, token: token) { routes.handle($0, $1) }
+        let server = try HTTPServer(host: host, port: port, token: token, publicPaths: Console.publicPaths) {
+            routes.handle($0, $1)
+        }
         let shown = host.contains(":") ? "[\(host)]" : host
         FileHandle.standardError.write(
-            Data("barscope: serving http://\(shown):\(server.port)/ (state in \(state))\n".utf8))
+            Data(
+                "barscope: serving http://\(shown):\(server.port)/ (state in \(state); the console is that page)\n".utf8
+            ))
         for problem in service.restore() { FileHandle.standardError.write(Data("barscope: \(problem)\n".utf8)) }
         // SIGTERM (systemd's stop), SIGINT, SIGHUP: every instance stops with its recording finished, then exit 0;
         // a second signal exits at once.

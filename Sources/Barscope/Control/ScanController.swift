@@ -106,6 +106,10 @@ public final class ScanController: Sendable {
     /// How far the running pipeline has got (nil between runs).
     public var progress: ScanProgress? { current.withLock { $0 }?.progress }
 
+    /// The running pipeline's frame size and the viewfinder's region in it, in frame pixels (nil region: the whole
+    /// frame; nil: no frame yet, or between runs).
+    public var viewfinderNow: (frame: Size, region: PixelRect?)? { current.withLock { $0 }?.viewfinderNow }
+
     /// Frames the running pipeline's ledger holds (a bounded number: the frames between the tee and the slower
     /// branch).
     public var ledgerCount: Int? { current.withLock { $0 }?.ledgerCount }

@@ -35,6 +35,8 @@ final class RegionTimeline: Sendable {
 
     var viewfinder: Viewfinder { state.withLock { $0.viewfinder } }
     var frame: Size? { state.withLock { $0.frame } }
+    /// The region of the newest frame stamped (or of the size just set).
+    var current: Stamp { state.withLock { $0.current } }
 
     /// Checks a viewfinder against the stream's size before it is set.
     /// - Throws: ``BarscopeError/badValue`` when it has no region in the current frame size.

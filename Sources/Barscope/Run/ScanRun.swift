@@ -69,6 +69,12 @@ final class ScanRun: Sendable {
     /// The stream's frame size, once known (to check a new viewfinder against it).
     var frameSize: Size? { active.withLock { $0?.timeline.frame } }
 
+    /// The frame size and the viewfinder's region of the newest frame (nil region: the whole frame).
+    var viewfinderNow: (frame: Size, region: PixelRect?)? {
+        guard let stamp = active.withLock({ $0?.timeline.current }), let frame = stamp.frame else { return nil }
+        return (frame, stamp.region)
+    }
+
     /// How far the running graph has got (nil when none runs).
     var progress: ScanProgress? {
         guard let a = active.withLock({ $0 }) else { return nil }

@@ -44,8 +44,10 @@ public final class HTTPExchange: @unchecked Sendable {
         }
     }
 
-    public func respond(_ status: Int, contentType: String, body: [UInt8]) {
+    public func respond(_ status: Int, contentType: String, body: [UInt8], headers: [(String, String)] = []) {
         soup_server_message_set_status(message, UInt32(status), nil)
+        let h = soup_server_message_get_response_headers(message)
+        for (k, v) in headers { soup_message_headers_replace(h, k, v) }
         body.withUnsafeBufferPointer { b in
             soup_server_message_set_response(message, contentType, SOUP_MEMORY_COPY, b.baseAddress, gsize(b.count))
         }

@@ -14,11 +14,17 @@ public struct HTTPRequest: Sendable {
 /// libsoup 3's HTTP server on the process's GLib main loop (no HTTP parsing of our own): a bearer token checked in
 /// constant time, request bodies limited before they are read, one route function for every request.
 /// Used on the main loop's thread only.
+///
+/// The token comes in `Authorization: Bearer TOKEN`, or, for GET only, in the cookie `barscope_token` (what a
+/// browser's `<img>` and `EventSource` can send; a cookie never changes anything, so a page of another site that
+/// makes the browser send it can only ask for what it cannot read).
 public final class HTTPServer: @unchecked Sendable {
     /// Request bodies above this are refused (413) before they are read.
     public static let maxBody = 64 * 1024
     private let server: UnsafeMutablePointer<SoupServer>
     private let token: [UInt8]?
+    /// Paths answered without the token: the console's page and its script and style, which hold no secret.
+    private let publicPaths: Set<String>
     private let route: (HTTPRequest, HTTPExchange) -> Void
     /// The port actually bound (0 asked: any free one).
     public private(set) var port = 0
@@ -27,8 +33,13 @@ public final class HTTPServer: @unchecked Sendable {
     ///   - token: when given, every request needs `Authorization: Bearer TOKEN` (401 otherwise).
     ///   - route: answers each request, at once or later (on this thread) through the exchange.
     /// - Throws: ``BarscopeError/badValue`` when it cannot listen there.
-    public init(host: String, port: Int, token: String?, route: @escaping (HTTPRequest, HTTPExchange) -> Void) throws {
+    ///   - publicPaths: paths served without the token.
+    public init(
+        host: String, port: Int, token: String?, publicPaths: Set<String> = [],
+        route: @escaping (HTTPRequest, HTTPExchange) -> Void
+    ) throws {
         self.token = token.map { Array($0.utf8) }
+        self.publicPaths = publicPaths
         self.route = route
         server = UnsafeMutableRawPointer(g_object_new_with_properties(soup_server_get_type(), 0, nil, nil)!)
             .assumingMemoryBound(to: SoupServer.self)
@@ -89,8 +100,35 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func authorized(_ msg: OpaquePointer) -> Bool {
         guard let token else { return true }
-        let given = Array((header(msg, "Authorization") ?? "").utf8)
-        let expected = Array("Bearer ".utf8) + token
+        let method = String(cString: soup_server_message_get_method(msg))
+        if method == "GET", let uri = soup_server_message_get_uri(msg), let path = g_uri_get_path(uri),
+            publicPaths.contains(String(cString: path))
+        {
+            return true
+        }
+        if let authorization = header(msg, "Authorization") {
+            return Self.same(Array(authorization.utf8), Array("Bearer ".utf8) + token)
+        }
+        if method == "GET", let cookie = Self.cookie("barscope_token", in: header(msg, "Cookie")) {
+            return Self.same(Array(cookie.utf8), token)
+        }
+        return false
+    }
+
+    /// A cookie's value (percent-decoded) from a `Cookie` header.
+    static func cookie(_ name: String, in header: String?) -> String? {
+        guard let header else { return nil }
+        for pair in header.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                return value.removingPercentEncoding ?? value
+            }
+        }
+        return nil
+    }
+
+    private static func same(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
         // Constant time: every byte of the longer is looked at, whatever matches.
         var difference = given.count ^ expected.count
         for i in 0..<max(given.count, expected.count) {

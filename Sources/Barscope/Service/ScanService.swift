@@ -86,7 +86,7 @@ public final class ScanService: @unchecked Sendable {
         let newID = id ?? "\(pipeline.prefix(40))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         let instance = ServiceInstance(
             id: newID, pipeline: pipeline, overrides: overrides, configuration: configuration
-        ) { [weak self] i in self?.onEvents.withLock { $0 }?(i) }
+        ) { [weak self] i in self?.onEvents.load()?(i) }
         registry.withLock { $0.append(instance) }
         persist()
         instance.controller.start()
@@ -95,7 +95,7 @@ public final class ScanService: @unchecked Sendable {
             instance?.controller.wait()
             self?.persist()
             // Its streams close once they have its last events.
-            if let self, let instance { self.onEvents.withLock { $0 }?(instance) }
+            if let self, let instance { self.onEvents.load()?(instance) }
         }
         watcher.name = "barscope-watch"
         watcher.start()

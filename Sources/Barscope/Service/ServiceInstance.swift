@@ -14,6 +14,8 @@ public final class ServiceInstance: @unchecked Sendable {
     public let preview = PreviewTap()
     public let startedAt = Date()
     public let recording: String?
+    /// Where `--snapshots` writes (`snapshots.folder`): the only folder the snapshot route reads.
+    public let snapshotFolder: String?
     let events: EventRing
     private let counters = Locked(Counters())
     /// Called (any thread) when events arrive, for the streams watching them.
@@ -44,6 +46,7 @@ public final class ServiceInstance: @unchecked Sendable {
         var c = configuration
         c.preview = preview
         recording = c.recording.map { $0.segmentSeconds == nil ? $0.path : $0.segmentPattern }
+        snapshotFolder = c.snapshotFolder
         let box = Box()
         // A service restarts what fails (a stalled stream, a camera that went away), for as long as it runs; a
         // mistake in what was asked (a missing file, a wrong password) fails at once.
@@ -124,7 +127,24 @@ public final class ServiceInstance: @unchecked Sendable {
             ("error", error.map { .string($0) } ?? .null),
             ("started_at", .string(ISO8601DateFormatter().string(from: startedAt))),
         ]
+        // The frame's size and the viewfinder's region in it, in frame pixels as events give coordinates (null
+        // region: the whole frame is scanned).
+        if let now = controller.viewfinderNow {
+            fields.append(
+                ("frame_size", .object([("width", .int(now.frame.width)), ("height", .int(now.frame.height))])))
+            fields.append(
+                (
+                    "viewfinder",
+                    now.region.map {
+                        .object([
+                            ("x", .int($0.x)), ("y", .int($0.y)), ("width", .int($0.width)),
+                            ("height", .int($0.height)),
+                        ])
+                    } ?? .null
+                ))
+        }
         if let recording { fields.append(("recording", .string(recording))) }
+        if snapshotFolder != nil { fields.append(("snapshots", .bool(true))) }
         return .object(fields)
     }
 }

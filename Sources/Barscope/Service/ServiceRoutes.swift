@@ -10,6 +10,9 @@ import Foundation
 ///     GET    /v1/instances/{id}/events              Server-Sent Events (id: SEQ; Last-Event-ID or ?since=)
 ///     GET    /v1/instances/{id}/frame.jpg           the newest annotated frame
 ///     GET    /v1/instances/{id}/stream.mjpg         MJPEG, at most ?fps=N (default 5)
+///     GET    /v1/instances/{id}/snapshots/{file}    a PNG that --snapshots wrote
+///     GET    /v1/events                             every instance's events, and `event: status` each second
+///     GET    /                                      the console (a page; its script and style beside it)
 ///     GET    /metrics                               Prometheus text
 ///     GET    /healthz                               200 ok while the main loop turns
 ///
@@ -27,12 +30,24 @@ public final class ServiceRoutes: @unchecked Sendable {
     public func handle(_ r: HTTPRequest, _ x: HTTPExchange) {
         let c = r.components
         switch (r.method, c.count, c.first) {
+        case ("GET", 0, _): asset(Console.page, "text/html; charset=utf-8", x)
+        case ("GET", 1, "console.js"): asset(Console.script, "text/javascript; charset=utf-8", x)
+        case ("GET", 1, "console.css"): asset(Console.style, "text/css; charset=utf-8", x)
         case ("GET", 1, "healthz"): x.respond(200, contentType: "text/plain", body: Array("ok\n".utf8))
         case ("GET", 1, "metrics"):
             x.respond(200, contentType: "text/plain; version=0.0.4", body: Array(PrometheusText.render(service).utf8))
         case (_, _, "v1") where c.count >= 2: api(r, x)
         default: x.error(404, "no route \(r.method) /\(c.joined(separator: "/"))")
         }
+    }
+
+    private func asset(_ bytes: [UInt8], _ type: String, _ x: HTTPExchange) {
+        x.respond(
+            200, contentType: type, body: bytes,
+            headers: [
+                ("Content-Security-Policy", Console.securityPolicy), ("X-Content-Type-Options", "nosniff"),
+                ("Cache-Control", "no-cache"),
+            ])
     }
 
     private func api(_ r: HTTPRequest, _ x: HTTPExchange) {
@@ -53,6 +68,9 @@ public final class ServiceRoutes: @unchecked Sendable {
                     }))
         case ("POST", 3, "pipelines") where c[2] == "instances": create(c[1], r, x)
         case ("GET", 1, "instances"): x.json(200, .array(service.instances.map(\.status)))
+        case ("GET", 1, "events"):
+            let backlog = r.query["backlog"].flatMap { Int($0) } ?? 100
+            streams.allEvents(backlog: min(max(backlog, 0), 1000), x)
         case (_, 2..., "instances"):
             guard let instance = service.instance(c[1]) else {
                 x.error(404, "no instance '\(c[1])'")
@@ -96,6 +114,7 @@ public final class ServiceRoutes: @unchecked Sendable {
             let since = r.headers["Last-Event-ID"].flatMap { Int($0) } ?? r.query["since"].flatMap { Int($0) } ?? 0
             streams.events(i, since: since, x)
         case ("GET", "frame.jpg"): streams.frame(i, x)
+        case ("GET", "snapshots") where rest.count == 2: streams.snapshot(i, name: rest[1], x)
         case ("GET", "stream.mjpg"):
             let fps = r.query["fps"].flatMap { Double($0) } ?? 5
             guard fps >= 0.1, fps <= 30 else {

@@ -30,7 +30,16 @@ final class ServiceStreams: @unchecked Sendable {
             interval = .milliseconds(Int(1000 / fps))
         }
     }
+    /// A console's one stream: every instance's events, and everyone's status each second (a browser keeps at most
+    /// six connections to a host, so a page of eight cameras cannot hold a stream per instance).
+    private final class ConsoleClient {
+        let exchange: HTTPExchange
+        /// The last event sent, by instance id.
+        var sent: [String: Int] = [:]
+        init(_ x: HTTPExchange) { exchange = x }
+    }
     private var clients: [EventClient] = []
+    private var consoles: [ConsoleClient] = []
     private var mjpegs: [FrameClient] = []
     /// Instances with events not yet sent to their streams (coalesces the calls onto the main loop).
     private let due = Locked<Set<String>>([])
@@ -49,6 +58,7 @@ final class ServiceStreams: @unchecked Sendable {
             guard let self else { return false }
             ticks += 1
             self.pace()
+            if ticks % 25 == 0 { self.pushStatus(to: self.consoles) }
             if ticks % 375 == 0 { self.keepAlive() }
             return true
         }
@@ -78,7 +88,39 @@ final class ServiceStreams: @unchecked Sendable {
         }
     }
 
+    /// Every instance's events, the newest `backlog` of each first, as `data: {"instance", "seq", "event"}`; and
+    /// `event: status` with every status object, each second.
+    func allEvents(backlog: Int, _ x: HTTPExchange) {
+        x.beginStream(contentType: "text/event-stream", headers: [("X-Accel-Buffering", "no")])
+        let client = ConsoleClient(x)
+        for i in service.instances { client.sent[i.id] = max(0, i.events.last - backlog) }
+        consoles.append(client)
+        x.onClose = { [weak self, weak client] in self?.consoles.removeAll { $0 === client } }
+        x.write(Array(": barscope events of every instance\n\n".utf8))
+        pushStatus(to: [client])
+        for i in service.instances { flush(i) }
+    }
+
+    private func pushStatus(to consoles: [ConsoleClient]) {
+        guard !consoles.isEmpty else { return }
+        let all = Array("event: status\ndata: \(JSONValue.array(service.instances.map(\.status)).encoded())\n\n".utf8)
+        for c in consoles {
+            c.exchange.write(all)
+            if c.exchange.backlog > Self.maxBacklog { c.exchange.drop() }
+        }
+    }
+
     private func flush(_ instance: ServiceInstance) {
+        for c in consoles {
+            let items = instance.events.since(c.sent[instance.id] ?? 0)
+            guard let last = items.last else { continue }
+            var text = ""
+            let head = "data: {\"instance\":" + JSONValue.string(instance.id).encoded() + ",\"seq\":"
+            for (seq, line) in items { text += head + "\(seq),\"event\":\(line)}\n\n" }
+            c.sent[instance.id] = last.0
+            c.exchange.write(Array(text.utf8))
+            if c.exchange.backlog > Self.maxBacklog { c.exchange.drop() }
+        }
         for c in clients where c.instance === instance {
             let items = instance.events.since(c.sent)
             guard !items.isEmpty else { continue }
@@ -103,6 +145,26 @@ final class ServiceStreams: @unchecked Sendable {
     }
 
     // MARK: Frames
+
+    /// A PNG that `--snapshots` wrote, by its file name, from the instance's snapshot folder only.
+    func snapshot(_ i: ServiceInstance, name: String, _ x: HTTPExchange) {
+        guard let folder = i.snapshotFolder, name.hasSuffix(".png"), ScanService.isValidName(name) else {
+            x.error(404, "\(i.id): no snapshot '\(name)'")
+            return
+        }
+        x.deferAnswer()
+        let path = (folder as NSString).appendingPathComponent(name)
+        Thread.detachNewThread {
+            let data = FileManager.default.contents(atPath: path)
+            MainLoop.run {
+                if let data {
+                    x.respond(200, contentType: "image/png", body: Array(data))
+                } else {
+                    x.error(404, "\(i.id): no snapshot '\(name)'")
+                }
+            }
+        }
+    }
 
     /// The newest annotated frame: a fresh one when the instance runs (encoding starts on request), waited for off
     /// the main loop, at most 2 s.

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// The web console in a real browser: Debian's headless `chromium`, driven through `chromium-driver` by
+/// `Tests/Console/drive_console.py` (python3-selenium; scripts/setup installs all three), against a real
+/// `barscope serve` on a free loopback port. The script does what a person does and checks the page and the service;
+/// its screenshots are in the test's output folder (`console-SCENARIO/`).
+@Suite(.serialized) struct ConsoleTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Console/drive_console.py").path
+    static let browser =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+        && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
+
+    /// Runs one scenario; returns its measurements (the script's JSON line).
+    func drive(_ scenario: String, _ service: Service, token: String? = nil) throws -> [String: Any] {
+        let out = Tool.folder.appendingPathComponent("console-\(scenario)").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments =
+            [Self.script, "--base", service.base, "--out", out, scenario] + (token.map { ["--token", $0] } ?? [])
+        let stdout = Pipe()
+        let stderr = Pipe()
+        p.standardOutput = stdout
+        p.standardError = stderr
+        try p.run()
+        // A browser that hangs fails the test instead of holding the suite.
+        let watchdog = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 240, execute: watchdog)
+        nonisolated(unsafe) var errText = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errText = stderr.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outText = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        group.wait()
+        p.waitUntilExit()
+        watchdog.cancel()
+        let why = String(decoding: errText, as: UTF8.self)
+        try #require(p.terminationStatus == 0, "\(why)\nservice:\n\(service.stderr)\nscreenshots in \(out)")
+        let last = outText.split(separator: "\n").last.map(String.init) ?? ""
+        return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(outText)")
+    }
+
+    /// From the form: bad input beside its field; the demo with a moving image, events and a snapshot; the
+    /// viewfinder dragged and resized, and the next events inside the new region; copy; the type filter; Stop.
+    @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
+    func theConsoleDrivesAnInstance() throws {
+        let service = try Service()
+        defer { _ = service.terminate() }
+        let r = try drive("basic", service)
+        #expect(r["detections_in_region"] as? Int ?? 0 >= 10)
+        #expect(r["final_frames"] as? Int ?? 0 > 0)
+        #expect((r["table_rows"] as? Int).map { (1...200).contains($0) } == true)
+        #expect((r["copied"] as? String)?.isEmpty == false)
+        let out = Tool.folder.appendingPathComponent("console-basic")
+        let first = try Data(contentsOf: out.appendingPathComponent("console-live-1.png"))
+        let second = try Data(contentsOf: out.appendingPathComponent("console-live-2.png"))
+        #expect(first != second, "the live view did not move")
+    }
+
+    /// Eight live instances, every frame's codes: the page gets them all, shows the newest 200, and stays responsive.
+    @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
+    func eightInstancesKeepThePageResponsive() throws {
+        let service = try Service()
+        defer { _ = service.terminate() }
+        let r = try drive("load", service)
+        #expect(r["events_per_s"] as? Double ?? 0 >= 50)
+        #expect(r["table_rows"] as? Int ?? 999 <= 200)
+        #expect((r["live_frames_in_15s"] as? [Int] ?? []).count == 8)
+    }
+
+    /// With a token the page asks for it, refuses a wrong one and works with the right one.
+    @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
+    func thePageAsksForTheToken() throws {
+        let token = "console-test-token-\(UUID().uuidString)"
+        let service = try Service(token: token)
+        defer { _ = service.terminate() }
+        let r = try drive("token", service, token: token)
+        #expect(r["token"] as? String == "accepted")
+    }
+}
