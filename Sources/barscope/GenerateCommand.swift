@@ -14,6 +14,12 @@ enum GenerateCommand {
             case "--fps": options.fps = try parseInt(try next(), option: "--fps", min: 1)
             case "--frames": options.frames = try parseInt(try next(), option: "--frames", min: 1)
             case "--truth": truthPath = try next()
+            case "--scene":
+                let v = try next()
+                guard let kind = DemoScene.Kind(rawValue: v) else {
+                    throw UsageError("--scene '\(v)': expected codes or conveyor")
+                }
+                options.scene = kind
             case "--help", "-h": help = true
             default: return false
             }

@@ -48,6 +48,7 @@ enum Help {
           GET    /v1/instances[/ID]                    status: state, frames, fps, latency, codes, restarts, error
           POST   /v1/instances/ID/control              {"command": "viewfinder 16:9 animate 8"} (as --control)
           DELETE /v1/instances/ID                      stop (recording finished), the final status
+          POST   /v1/instances/ID/cycles               {"label": "parcel 17"}: a read cycle opens; DELETE closes it
           GET    /v1/instances/ID/events               Server-Sent Events (Last-Event-ID or ?since=N resumes)
           GET    /v1/instances/ID/frame.jpg            the newest annotated frame
           GET    /v1/instances/ID/stream.mjpg?fps=N    the annotated stream as MJPEG (default 5 frames/s)
@@ -85,6 +86,7 @@ enum Help {
                                  is one frame, scanned once, unless --frames repeats it (a recording of
                                  N frames at --fps)
           --live                 pace the demo like a camera instead of as fast as possible
+          --scene conveyor       the demo as parcels on a belt (for read cycles) instead of moving codes
           --rtsp-transport T     RTSP over tcp or udp (default: udp, then tcp)
           --latency MS           RTSP jitter buffer in milliseconds
           --reconnect-attempts N when an RTSP source fails, rebuild and retry N times (default 10, 0 = for
@@ -130,11 +132,18 @@ enum Help {
                                  on a terminal, a plain line every 5 s otherwise, and a summary at the end)
           --control -|FIFO       commands for the running pipeline, one a line: viewfinder W:H|off
                                  [animate N], region x,y,w,h [animate N], symbologies VALUES..., engine E,
-                                 style KEY=VALUE..., pause, resume, stop
+                                 style KEY=VALUE..., cycle start [LABEL], cycle end, pause, resume, stop
+          --cycles auto|commands read cycles (a parcel's codes or a NOREAD): 'auto' opens one when a code
+                                 enters the viewfinder and closes it after --cycle-gap; commands
+                                 ('cycle start', 'cycle end') work in either mode
+          --cycle-timeout MS     a cycle still open after MS closes with what it has
+          --cycle-gap MS         auto: the viewfinder empty this long closes the cycle (default 500)
+          --expect PATTERN|@FILE the right code: a regular expression or a file of codes (else: mismatch)
+          --expect-count N       right codes per cycle: more is 'multiple', fewer 'noread'
 
         Events: {"event":"appeared","track":1,"frame":0,"pts_ns":0,"type":"QR-Code","data":"...",
         "quality":1,"polygon":[[x,y],...],"bounds":{...},"in_viewfinder":true}, then "lost", "state",
-        "viewfinder" (a change took effect), "warning", "error" and "eos". pts_ns is the stream's own timestamp; frame counts decoded frames
+        "viewfinder" (a change took effect), "cycle" (a read cycle's result), "warning", "error" and "eos". pts_ns is the stream's own timestamp; frame counts decoded frames
         from 0; coordinates are full-frame pixels. With --events -, standard output carries only events.
 
         SIGINT, SIGTERM or SIGHUP finishes the recording and stops (exit 128+signal); a second one stops
@@ -158,10 +167,12 @@ enum Help {
 
     static let generate = """
         Usage: barscope generate OUT.mp4|OUT.mkv|OUT.webm [--size WxH] [--fps N] [--frames N] [--truth PATH]
+                                 [--scene codes|conveyor]
 
         Encodes the demo scene (QR, EAN-13 and CODE-128 codes moving inside and outside the default
         viewfinder) into H.264 in MP4 or Matroska, or VP8 in WebM (by the name's extension), and writes
-        the truth of every frame as JSON Lines with --truth.
+        the truth of every frame as JSON Lines with --truth. --scene conveyor: parcels on a belt instead,
+        one at a time through the viewfinder (one EAN-13, none, two EAN-13s, a wrong CODE-128, again).
         Defaults: 1280x720, 30 frames/s, 300 frames.
         """
 }

@@ -89,6 +89,10 @@ final class ProgressLine: @unchecked Sendable {
         parts.append("\(p.frames) frames")
         parts.append(String(format: "%.0f frames/s", p.framesPerSecond))
         parts.append("\(p.codes) code\(p.codes == 1 ? "" : "s")")
+        if let rate = p.cycles.readRate {
+            let total = p.cycles.values.reduce(0, +)
+            parts.append("\(total) cycle\(total == 1 ? "" : "s") \(String(format: "%.0f", rate * 100)) % read")
+        }
         return "barscope: " + parts.joined(separator: "  ")
     }
 }

@@ -21,6 +21,9 @@ enum RunCommand {
         "--search-every": ("decoder", "search-every"), "--record": ("record", "path"),
         "--segment": ("record", "segment-seconds"), "--events": ("events", "path"),
         "--snapshots": ("snapshots", "folder"), "--serve-rtsp": ("rtsp", "serve"),
+        "--cycles": ("cycles", "mode"), "--cycle-timeout": ("cycles", "timeout"), "--cycle-gap": ("cycles", "gap"),
+        "--expect": ("cycles", "expect"), "--expect-count": ("cycles", "expect-count"),
+        "--scene": ("source", "scene"),
     ]
     /// Flags without a value, and the pipeline key each one turns on.
     static let switchFlags: [String: (section: String, key: String, value: String)] = [
@@ -148,6 +151,7 @@ enum RunCommand {
             if let l = summary.latencyMs {
                 line += String(format: ", latency %.1f ms median, %.1f ms p95", l.p50, l.p95)
             }
+            if let cycles = controller.cycles.counts.summary { line += ", " + cycles }
             if let r = c.recording { line += ", recorded to \(r.segmentSeconds == nil ? r.path : r.segmentPattern)" }
             // Standard error is the one place left to say so when the events' reader is what fell behind.
             let dropped = writer.dropped

@@ -32,7 +32,7 @@ import Testing
             "[viewfinder]\naspect-ratio = 4-3\n",
             "[viewfinder] aspect-ratio: viewfinder '4-3': expected W:H with both sides positive (4:3), or 'off'"
         ),
-        ("[viewfinderx]\n", "[viewfinderx]: unknown section (one of decoder, display, events"),
+        ("[viewfinderx]\n", "[viewfinderx]: unknown section (one of cycles, decoder, display, events"),
         ("[source]\nsizes = 640x480\n", "[source] sizes: unknown key (one of input, launch, size, fps, frames, live"),
         ("[source]\nfps = 10\n\n[viewfinder]\n[source]\nfps = 30\n", "[source] fps: given twice (lines 2 and 6)"),
         ("[source]\nfps = fast\n", "[source] fps: 'fast' is not a whole number ≥ 1"),

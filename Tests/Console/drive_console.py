@@ -248,8 +248,12 @@ def basic(console):
           lambda: close_to(c.status(instance)["viewfinder"], expected_pixels(box, size), tolerance))
     # Resize at once (before the page has the service's next status): the bottom-right corner, 25 % of the width
     # left and 30 % of the height up.
-    corner = (box[0] + box[2], box[1] + box[3])
-    c.drag([at(*corner), at(corner[0] - 0.12, corner[1] - 0.15), at(corner[0] - 0.25, corner[1] - 0.30)])
+    # (The handle's own middle: the corner itself may lie on the view's last row, where a press would miss it.)
+    handle = c.js("""const r = document.querySelector(`.instance[data-id="${arguments[0]}"] .corner.se`)
+                       .getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2];""", instance)
+    grab = (round(handle[0]), round(handle[1]))
+    c.drag([grab, (grab[0] - round(0.12 * view["w"]), grab[1] - round(0.15 * view["h"])),
+            (grab[0] - round(0.25 * view["w"]), grab[1] - round(0.30 * view["h"]))])
     box = [box[0], box[1], box[2] - 0.25, box[3] - 0.30]
     want = expected_pixels(box, size)
     status = until("the resized viewfinder in the status",

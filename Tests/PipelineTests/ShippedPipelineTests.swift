@@ -29,6 +29,17 @@ import Testing
         #expect(Self.appeared(log) == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"])
     }
 
+    /// Four parcels of the conveyor: the three with a label give their cycles (auto), with their verdicts.
+    @Test func conveyorRuns() throws {
+        let (_, log) = try runScan(
+            try spec("conveyor", ["source.frames=430", "source.live=false", "source.size=960x540"]))
+        let results = log.all.compactMap { e -> String? in
+            if case .cycle(let c, _) = e { return c.outcome.rawValue }
+            return nil
+        }
+        #expect(results == ["good", "multiple", "mismatch"])
+    }
+
     @Test func fileAnnotateRuns() throws {
         let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 45))
         let out = Media.folder.appendingPathComponent("shipped-annotated.mp4").path

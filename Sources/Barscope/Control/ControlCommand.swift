@@ -5,6 +5,7 @@ extension ScanController {
     ///     viewfinder 16:9 [animate N]       viewfinder off          region 0.1,0.1,0.8,0.8 [animate N]
     ///     symbologies disable qrcode.enable  engine zbar|zxing|both  style box-color=#FF0000 labels=off
     ///     pause                              resume                  stop
+    ///     cycle start [LABEL]                cycle end
     ///
     /// - Throws: ``BarscopeError/badValue`` naming what is wrong with it; nothing changes then.
     public func perform(_ line: String) throws {
@@ -33,12 +34,21 @@ extension ScanController {
         case "engine":
             guard words.count == 1 else { throw BarscopeError.badValue("expected zbar, zxing or both") }
             setDecoder(engine: try Engine.parse(words[0]))
+        case "cycle":
+            switch words.first {
+            case "start":
+                let label = words.dropFirst().joined(separator: " ")
+                try cycles.start(label: label.isEmpty ? nil : label)
+            case "end" where words.count == 1: try cycles.end()
+            default: throw BarscopeError.badValue("expected 'cycle start [LABEL]' or 'cycle end'")
+            }
         case "style":
             // On the current style: successive `style` commands add up.
             try settings.updateStyle { try $0.apply(words.joined(separator: ";")) }
         default:
             throw BarscopeError.badValue(
-                "unknown command '\(command)' (viewfinder, region, symbologies, engine, style, pause, resume, stop)")
+                "unknown command '\(command)' (viewfinder, region, symbologies, engine, style, cycle, pause, resume, stop)"
+            )
         }
     }
 }

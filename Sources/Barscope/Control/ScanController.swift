@@ -41,6 +41,8 @@ public final class ScanController: Sendable {
     public let condition: RestartCondition
     /// What the user set that may change while playing; every run, restarts included, starts from it.
     public let settings: LiveSettings
+    /// Read cycles: commands, and the counts since start (across runs).
+    public let cycles: CycleDesk
     /// Latency from the tee to results, across every run.
     public let latency = LatencyHistogram()
     /// Frames scanned and skipped, across every run (failed ones too).
@@ -78,6 +80,7 @@ public final class ScanController: Sendable {
         self.condition = condition
         self.configuration = configuration
         settings = LiveSettings(configuration)
+        cycles = CycleDesk(configuration.cycles)
         let (stream, continuation) = AsyncStream.makeStream(
             of: Event.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         events = stream
@@ -104,7 +107,11 @@ public final class ScanController: Sendable {
     public var failure: BarscopeError? { done.withLock { $0.failure } }
 
     /// How far the running pipeline has got (nil between runs).
-    public var progress: ScanProgress? { current.withLock { $0 }?.progress }
+    public var progress: ScanProgress? {
+        guard var p = current.withLock({ $0 })?.progress else { return nil }
+        p.cycles = cycles.counts
+        return p
+    }
 
     /// The running pipeline's frame size and the viewfinder's region in it, in frame pixels (nil region: the whole
     /// frame; nil: no frame yet, or between runs).
@@ -234,7 +241,7 @@ public final class ScanController: Sendable {
             var c = settings.applied(to: configuration)
             c.recording = recording
             let run = ScanRun(
-                configuration: c, settings: settings, histogram: latency, totals: runTotals,
+                configuration: c, settings: settings, histogram: latency, totals: runTotals, cycles: cycles,
                 waitForRoom: { [outbox] in outbox.waitForRoom() }
             ) { [self] event in
                 if case .state(let s) = event {

@@ -80,14 +80,15 @@ public enum DemoClip {
     /// The truth of every frame as JSON Lines: frame, and each code's type, data, polygon and whether it is
     /// inside the default viewfinder.
     public static func truthLines(options: DemoOptions) -> [String] {
-        let scene = DemoScene(size: options.size, fps: options.fps)
+        let scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene)
         return (0..<max(options.frames, 0)).map { n in
             let codes: [JSONValue] = scene.placements(frame: n).map { p in
-                .object([
-                    ("type", .string(p.symbol.type)), ("data", .string(p.symbol.text)),
-                    ("polygon", .array(p.polygon.map { .array([.int(Int($0.x)), .int(Int($0.y))]) })),
-                    ("in_viewfinder", .bool(p.insideViewfinder)),
-                ])
+                .object(
+                    [
+                        ("type", .string(p.symbol.type)), ("data", .string(p.symbol.text)),
+                        ("polygon", .array(p.polygon.map { .array([.int(Int($0.x)), .int(Int($0.y))]) })),
+                        ("in_viewfinder", .bool(p.insideViewfinder)),
+                    ] + (p.parcel.map { [("parcel", JSONValue.int($0))] } ?? []))
             }
             return JSONValue.object([("frame", .int(n)), ("codes", .array(codes))]).encoded()
         }

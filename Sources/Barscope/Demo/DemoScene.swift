@@ -16,6 +16,8 @@ public struct DemoScene: Sendable {
         public let moduleSize: Int
         /// Inside the default viewfinder region.
         public let insideViewfinder: Bool
+        /// The conveyor's parcel that carries it (nil in the moving-codes scene).
+        public var parcel: Int? = nil
 
         /// Corners top-left, bottom-left, bottom-right, top-right.
         public var polygon: [Point] {
@@ -43,10 +45,18 @@ public struct DemoScene: Sendable {
     public let viewfinderRegion: PixelRect?
     public let moduleSize: Int
     let actors: [Actor]
+    /// What the scene shows: moving codes, or parcels on a conveyor (`DemoScene+Conveyor`).
+    public enum Kind: String, Sendable, CaseIterable {
+        case codes, conveyor
+    }
+    public let kind: Kind
+    let belt: Belt?
 
-    public init(size: Size, fps: Int = 30) {
+    public init(size: Size, fps: Int = 30, kind: Kind = .codes) {
         self.size = size
         self.fps = max(1, fps)
+        self.kind = kind
+        belt = kind == .conveyor ? Belt(size: size) : nil
         let region = Viewfinder().region(in: size)
         viewfinderRegion = region
         let inside = region ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
@@ -108,7 +118,8 @@ public struct DemoScene: Sendable {
 
     /// Where every code is in frame `n` (whole pixels, so the truth is exact).
     public func placements(frame n: Int) -> [Placement] {
-        actors.map { a in
+        if let belt { return belt.placements(frame: n, viewfinder: viewfinderRegion) }
+        return actors.map { a in
             let card = Self.cardSize(a.symbol, module: moduleSize, vertical: a.vertical)
             func travel(_ room: Int, _ period: Double, _ phase: Double) -> Int {
                 guard room > 0 else { return 0 }
@@ -149,6 +160,7 @@ public struct DemoScene: Sendable {
         for x in stride(from: 0, to: size.width, by: step) { cairo_rectangle(cr, Double(x), 0, 1, Double(size.height)) }
         for y in stride(from: 0, to: size.height, by: step) { cairo_rectangle(cr, 0, Double(y), Double(size.width), 1) }
         cairo_fill(cr)
+        belt?.render(frame: n, on: cr)
 
         for p in placements(frame: n) {
             cairo_set_source_rgb(cr, 0.97, 0.97, 0.95)

@@ -29,6 +29,8 @@ public enum Event: Sendable, Equatable {
     case warning(message: String, source: String?)
     /// The run stops.
     case error(message: String, source: String?)
+    /// A read cycle closed: its codes and its verdict, and the snapshot that shows it (`--snapshots`).
+    case cycle(CycleResult, snapshot: String?)
     /// End of stream, with counts and, when measured, the latency from a frame's arrival to its results.
     case eos(frames: Int, codes: Int, latencyP50Ms: Double? = nil, latencyP95Ms: Double? = nil)
 
@@ -46,6 +48,7 @@ public enum Event: Sendable, Equatable {
         case .viewfinder: return "viewfinder"
         case .warning: return "warning"
         case .error: return "error"
+        case .cycle: return "cycle"
         case .eos: return "eos"
         }
     }
@@ -93,6 +96,25 @@ public enum Event: Sendable, Equatable {
         case .warning(let m, let s), .error(let m, let s):
             f.append(("message", .string(m)))
             if let s { f.append(("source", .string(s))) }
+        case .cycle(let c, let snapshot):
+            f += [
+                ("cycle", .int(c.cycle)), ("label", c.label.map { .string($0) } ?? .null),
+                ("result", .string(c.outcome.rawValue)),
+                (
+                    "codes",
+                    .array(
+                        c.codes.map {
+                            .object([
+                                ("type", .string($0.type)), ("data", .string($0.data)),
+                                ("frames_seen", .int($0.framesSeen)), ("first_pts_ns", pts($0.firstPtsNs)),
+                                ("last_pts_ns", pts($0.lastPtsNs)), ("expected", .bool($0.expected)),
+                            ])
+                        })
+                ),
+                ("start_pts_ns", pts(c.startPtsNs)), ("end_pts_ns", pts(c.endPtsNs)),
+                ("closed_by", .string(c.closedBy)),
+            ]
+            if let snapshot { f.append(("snapshot", .string(snapshot))) }
         case .eos(let frames, let codes, let p50, let p95):
             f += [("frames", .int(frames)), ("codes", .int(codes))]
             if let p50, let p95 {

@@ -100,6 +100,8 @@ public struct DemoOptions: Sendable, Equatable {
     public var frames: Int
     /// Paced by the clock (like a camera) rather than as fast as possible.
     public var live: Bool
+    /// Moving codes, or parcels on a conveyor (one at a time through the viewfinder: read cycles).
+    public var scene: DemoScene.Kind = .codes
 
     public init(size: Size = Size(width: 1280, height: 720), fps: Int = 30, frames: Int = 300, live: Bool = false) {
         self.size = size

@@ -42,6 +42,10 @@ extension PipelineSpec {
         if let v = try int("source.fps", min: 1) { demo.fps = v }
         if let v = try int("source.frames", min: 0) { demo.frames = v }
         if let v = try bool("source.live") { demo.live = v }
+        if let t = text("source.scene") {
+            guard let kind = DemoScene.Kind(rawValue: t) else { throw bad("source.scene", "codes or conveyor") }
+            demo.scene = kind
+        }
         if let launch = values["source.launch"] {
             // The file's own source: its author's fragment; user values reach it through [properties].
             if let input = values["source.input"], input.origin != "validate" {
@@ -162,6 +166,23 @@ extension PipelineSpec {
         if let v = try bool("display.enabled") { c.display = v }
         c.serveRTSP = text("rtsp.serve")
         c.snapshotFolder = text("snapshots.folder")
+        if let mode = text("cycles.mode") {
+            switch mode {
+            case "auto": c.cycles.auto = true
+            case "commands", "off": c.cycles.auto = false
+            default: throw bad("cycles.mode", "auto or commands")
+            }
+        }
+        if let ms = try int("cycles.timeout", min: 1) { c.cycles.timeoutNs = UInt64(ms) * 1_000_000 }
+        if let ms = try int("cycles.gap", min: 1) { c.cycles.gapNs = UInt64(ms) * 1_000_000 }
+        if let v = values["cycles.expect"] {
+            do { c.cycles.expect = try CodeExpectation.parse(v.text) } catch let e as BarscopeError {
+                throw BarscopeError.badValue(
+                    v.origin.hasPrefix("-") && v.origin != "--set"
+                        ? e.description : Self.located(v.origin, "cycles", "expect", e.description))
+            }
+        }
+        c.cycles.expectCount = try int("cycles.expect-count", min: 1)
         for name in Set(
             values.keys.compactMap { k -> String? in
                 guard k.hasPrefix("branch ") else { return nil }

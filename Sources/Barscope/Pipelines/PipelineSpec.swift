@@ -18,7 +18,9 @@ public struct PipelineSpec: Sendable {
     /// Every section and its keys.
     public static let schema: [String: [String]] = [
         "pipeline": ["description"],
-        "source": ["input", "launch", "size", "fps", "frames", "live", "format", "rtsp-transport", "latency"],
+        "source": [
+            "input", "launch", "size", "fps", "frames", "live", "scene", "format", "rtsp-transport", "latency",
+        ],
         "viewfinder": [
             "enabled", "aspect-ratio", "insets", "preferred-height", "region", "secondary-aspect-ratio",
             "secondary-insets",
@@ -31,6 +33,7 @@ public struct PipelineSpec: Sendable {
         "rtsp": ["serve"],
         "events": ["path"],
         "snapshots": ["folder"],
+        "cycles": ["mode", "timeout", "gap", "expect", "expect-count"],
     ]
 
     struct Value: Sendable {

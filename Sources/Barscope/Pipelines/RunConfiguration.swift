@@ -51,6 +51,8 @@ public struct RunConfiguration: Sendable {
     public var serveRTSP: String? = nil
     /// A folder where, for each new code, the annotated frame is saved as PNG.
     public var snapshotFolder: String? = nil
+    /// Read cycles: how they open and close, what a good read is.
+    public var cycles = CycleSettings()
 
     /// Extra branches from a pipeline file (`[branch NAME]`): gst-launch fragments fed with the raw frames or the
     /// annotated ones.

@@ -18,6 +18,8 @@ final class FrameLedger: @unchecked Sendable {
         var results: [Detection]? = nil
         /// Tracks that appeared on this frame, whose annotated picture `--snapshots` keeps.
         var appeared: [Int] = []
+        /// Snapshots due on this frame by name (a read cycle's evidence).
+        var named: [String] = []
         /// The scanner delivered it (a live source's scanner skips frames when it falls behind).
         var scanned = false
     }
@@ -28,6 +30,9 @@ final class FrameLedger: @unchecked Sendable {
         var frame: Int
         var ptsNs: UInt64?
         var tracks: [Int]
+        /// Also written under these names (read cycles' evidence).
+        var names: [String] = []
+        var isEmpty: Bool { tracks.isEmpty && names.isEmpty }
     }
 
     private let condition = NSCondition()
@@ -40,6 +45,7 @@ final class FrameLedger: @unchecked Sendable {
     /// Live: tracks that appeared since the last frame drawn (the overlay shows the newest results, so the next
     /// frame drawn is the one that shows them).
     private var appearedSinceDrawn: (frame: Int, tracks: [Int])? = nil
+    private var namedSinceDrawn: [String] = []
     private var ended = false
     /// Frames that left the ledger without being scanned (a live source's scanner took a newer one).
     private var skipped = 0
@@ -90,7 +96,10 @@ final class FrameLedger: @unchecked Sendable {
 
     /// The scanner delivers frame `frame` (in order) with its results.
     /// - Returns: when the frame reached the tee (for the latency).
-    func scanned(_ frame: Int, detections: [Detection], appeared: [Int]) -> ContinuousClock.Instant? {
+    /// - Parameter named: snapshots due on this frame by name (a live source's go on the next frame drawn).
+    func scanned(_ frame: Int, detections: [Detection], appeared: [Int], named: [String] = [])
+        -> ContinuousClock.Instant?
+    {
         locked {
             lastMove = ContinuousClock.now
             lastScan = lastMove
@@ -101,9 +110,11 @@ final class FrameLedger: @unchecked Sendable {
             if frameAccurate && drawn {
                 entries[frame]?.results = detections
                 entries[frame]?.appeared = appeared
-            } else if drawn && !appeared.isEmpty {
+                entries[frame]?.named = named
+            } else if drawn && !(appeared.isEmpty && named.isEmpty) {
                 let earlier = appearedSinceDrawn?.tracks ?? []
                 appearedSinceDrawn = (appearedSinceDrawn?.frame ?? frame, earlier + appeared)
+                namedSinceDrawn += named
             }
             prune()
             condition.broadcast()
@@ -128,7 +139,12 @@ final class FrameLedger: @unchecked Sendable {
             guard frameAccurate else {
                 let due = appearedSinceDrawn
                 appearedSinceDrawn = nil
-                return (latest, stamp, due.map { Snapshot(frame: frame, ptsNs: pts, tracks: $0.tracks) })
+                let names = namedSinceDrawn
+                namedSinceDrawn = []
+                return (
+                    latest, stamp,
+                    due.map { Snapshot(frame: frame, ptsNs: pts, tracks: $0.tracks, names: names) }
+                )
             }
             let deadline = Date(timeIntervalSinceNow: timeout)
             // The scanner passing this frame without results (it never reached it) ends the wait too.
@@ -136,10 +152,8 @@ final class FrameLedger: @unchecked Sendable {
                 if !condition.wait(until: deadline) { return (nil, stamp, nil) }
             }
             let e = entries[frame]
-            let appeared = e?.appeared ?? []
-            return (
-                e?.results ?? [], stamp, appeared.isEmpty ? nil : Snapshot(frame: frame, ptsNs: pts, tracks: appeared)
-            )
+            let due = Snapshot(frame: frame, ptsNs: pts, tracks: e?.appeared ?? [], names: e?.named ?? [])
+            return (e?.results ?? [], stamp, due.isEmpty ? nil : due)
         }
     }
 

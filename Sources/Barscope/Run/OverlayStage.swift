@@ -72,6 +72,8 @@ final class OverlayStage: @unchecked Sendable {
         renderer.draw(
             on: cr, frame: size, viewfinder: stamp?.region, secondary: stamp?.secondary, detections: shown,
             status: status)
+        let cycle = parts.cycles.display
+        renderer.drawCycle(cr, frame: size, open: cycle.open, label: cycle.label, last: cycle.last)
         if let folder = parts.configuration.snapshotFolder, let due = snapshot {
             save(cr, folder: folder, due)
         }
@@ -79,15 +81,24 @@ final class OverlayStage: @unchecked Sendable {
 
     /// Writes the annotated frame as PNG: evidence of what was scanned, and when (`--snapshots DIR`).
     private func save(_ cr: OpaquePointer, folder: String, _ due: FrameLedger.Snapshot) {
-        let name = String(
-            format: "frame-%06d-track-%@.png", due.frame, due.tracks.map(String.init).joined(separator: "-"))
-        let path = (folder as NSString).appendingPathComponent(name)
         guard let surface = cairo_get_target(cr) else { return }
         cairo_surface_flush(surface)
-        if cairo_surface_write_to_png(surface, path) == CAIRO_STATUS_SUCCESS {
-            parts.emit(.snapshot(frame: due.frame, ptsNs: due.ptsNs, path: path, tracks: due.tracks))
-        } else {
-            parts.emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
+        var names = due.names
+        if !due.tracks.isEmpty {
+            names.insert(
+                String(
+                    format: "frame-%06d-track-%@.png", due.frame, due.tracks.map(String.init).joined(separator: "-")),
+                at: 0)
+        }
+        for name in names {
+            let path = (folder as NSString).appendingPathComponent(name)
+            // A read cycle's evidence names no track: its cycle event names the file.
+            let tracks = name.hasPrefix("frame-") ? due.tracks : []
+            if cairo_surface_write_to_png(surface, path) == CAIRO_STATUS_SUCCESS {
+                parts.emit(.snapshot(frame: due.frame, ptsNs: due.ptsNs, path: path, tracks: tracks))
+            } else {
+                parts.emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
+            }
         }
     }
 }

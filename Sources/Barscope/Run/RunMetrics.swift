@@ -75,6 +75,8 @@ public struct ScanProgress: Sendable {
     public var framesDropped = 0
     /// Arrival at the tee to results, median and 95th percentile (ms).
     public var latencyMs: (p50: Double, p95: Double)? = nil
+    /// Read cycles closed since the controller started, by result.
+    public var cycles: [CycleResult.Outcome: Int] = [:]
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 }
 

@@ -6,6 +6,8 @@ struct RunParts: Sendable {
     let settings: LiveSettings
     let ledger: FrameLedger
     let metrics: RunMetrics
+    /// The controller's read cycles (outlive the run).
+    let cycles: CycleDesk
     let emit: @Sendable (Event) -> Void
     /// Waits while the event stream's reader is far behind (files; returns at once for a live source).
     let waitForRoom: @Sendable () -> Void

@@ -36,10 +36,11 @@ final class ScanRun: Sendable {
     private let histogram: LatencyHistogram?
     private let totals: RunTotals?
     private let waitForRoom: @Sendable () -> Void
+    private let cycles: CycleDesk
 
     init(
         configuration: RunConfiguration, settings: LiveSettings, histogram: LatencyHistogram? = nil,
-        totals: RunTotals? = nil, waitForRoom: @escaping @Sendable () -> Void = {},
+        totals: RunTotals? = nil, cycles: CycleDesk? = nil, waitForRoom: @escaping @Sendable () -> Void = {},
         emit: @escaping @Sendable (Event) -> Void
     ) {
         self.waitForRoom = waitForRoom
@@ -47,6 +48,7 @@ final class ScanRun: Sendable {
         self.settings = settings
         self.histogram = histogram
         self.totals = totals
+        self.cycles = cycles ?? CycleDesk(configuration.cycles)
         self.emit = emit
     }
 
@@ -126,10 +128,12 @@ final class ScanRun: Sendable {
         let ledger = FrameLedger(frameAccurate: !live, drawn: c.draws)
         let metrics = RunMetrics(histogram: histogram)
         let timeline = RegionTimeline(settings: settings)
+        cycles.beginRun()
         let teeStage = TeeStage(
-            timeline: timeline, ledger: ledger, crop: crop, recordingCrop: pipeline.child("reccrop"), emit: emit)
+            timeline: timeline, ledger: ledger, crop: crop, recordingCrop: pipeline.child("reccrop"), cycles: cycles,
+            emit: emit)
         let parts = RunParts(
-            configuration: c, settings: settings, ledger: ledger, metrics: metrics, emit: emit,
+            configuration: c, settings: settings, ledger: ledger, metrics: metrics, cycles: cycles, emit: emit,
             waitForRoom: waitForRoom)
         let scanStage = ScanStage(parts)
         // Registered before anything can start a thread: whatever throws below, the scanning threads end.

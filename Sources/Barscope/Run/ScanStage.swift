@@ -1,5 +1,6 @@
 import CBarscope
 import CGStreamer
+import Foundation
 import Synchronization
 
 /// The scanner branch of one run, from appsink to events: numbers come with the buffers (the tee's frame meta), a
@@ -90,10 +91,22 @@ final class ScanStage: @unchecked Sendable {
             let ready = seq.add(
                 .init(sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections, payload: ()))
             for r in ready {
-                let arrival = parts.ledger.scanned(r.frame, detections: r.detections, appeared: r.appeared)
+                // Read cycles first: a cycle's snapshot is due on this frame before the overlay may draw it.
+                let (closed, evidence) = parts.cycles.deliver(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+                let folder = parts.configuration.snapshotFolder
+                var named = evidence.map { [CycleDesk.snapshotName($0)] } ?? []
+                named += closed.filter { $0.outcome == .noread }.map { CycleDesk.snapshotName($0.cycle) }
+                let arrival = parts.ledger.scanned(
+                    r.frame, detections: r.detections, appeared: r.appeared, named: folder == nil ? [] : named)
                 parts.metrics.scanned(
                     ptsNs: r.ptsNs, codes: seq.tracksStarted, latency: arrival.map { ContinuousClock.now - $0 })
                 for e in r.events { parts.emit(e) }
+                for c in closed {
+                    let snapshot = folder.map {
+                        ($0 as NSString).appendingPathComponent(CycleDesk.snapshotName(c.cycle))
+                    }
+                    parts.emit(.cycle(c, snapshot: snapshot))
+                }
             }
         }
     }
@@ -153,6 +166,12 @@ final class ScanStage: @unchecked Sendable {
     func finish() -> (frames: Int, codes: Int) {
         let (events, frames, codes) = sequencer.withLock { seq in (seq.finish(), seq.delivered, seq.tracksStarted) }
         for e in events { parts.emit(e) }
+        // (A no-read closed by the end of the stream has no frame left to draw.)
+        let folder = parts.configuration.snapshotFolder
+        for c in parts.cycles.finishRun() {
+            let snapshot = folder.map { ($0 as NSString).appendingPathComponent(CycleDesk.snapshotName(c.cycle)) }
+            parts.emit(.cycle(c, snapshot: c.outcome == .noread ? nil : snapshot))
+        }
         return (frames, codes)
     }
 }

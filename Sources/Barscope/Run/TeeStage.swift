@@ -11,6 +11,7 @@ import CGStreamerVideo
 final class TeeStage: @unchecked Sendable {
     private let timeline: RegionTimeline
     private let ledger: FrameLedger
+    private let cycles: CycleDesk
     private let emit: @Sendable (Event) -> Void
     private let crop: UnsafeMutablePointer<GstElement>
     private let recordingCrop: UnsafeMutablePointer<GstElement>?
@@ -21,10 +22,12 @@ final class TeeStage: @unchecked Sendable {
 
     init(
         timeline: RegionTimeline, ledger: FrameLedger, crop: UnsafeMutablePointer<GstElement>,
-        recordingCrop: UnsafeMutablePointer<GstElement>?, emit: @escaping @Sendable (Event) -> Void
+        recordingCrop: UnsafeMutablePointer<GstElement>?, cycles: CycleDesk,
+        emit: @escaping @Sendable (Event) -> Void
     ) {
         self.timeline = timeline
         self.ledger = ledger
+        self.cycles = cycles
         self.crop = crop
         self.recordingCrop = recordingCrop
         self.emit = emit
@@ -58,6 +61,8 @@ final class TeeStage: @unchecked Sendable {
             let (stamp, changed) = timeline.stampNext()
             let frame = ledger.admit(ptsNs: pts, stamp: stamp)
             bs_buffer_set_frame_number(buffer, guint64(frame))
+            // Cycle commands given since the last frame take effect at this one's stream time.
+            cycles.stamp(frame: frame)
             if changed { emit(.viewfinder(frame: frame, ptsNs: pts, region: stamp.region)) }
             return
         }

@@ -29,6 +29,17 @@ enum PrometheusText {
         }
         family("barscope_restarts_total", "counter", "Times the instance's pipeline was started again after a fault.")
         for (i, t) in totals { line("barscope_restarts_total", [("instance", i.id)], "\(t.restarts)") }
+        family(
+            "barscope_read_cycles_total", "counter", "Read cycles closed, by result (good, noread, multiple, mismatch)."
+        )
+        for i in instances {
+            let counts = i.controller.cycles.counts
+            for outcome in CycleResult.Outcome.allCases {
+                line(
+                    "barscope_read_cycles_total", [("instance", i.id), ("result", outcome.rawValue)],
+                    "\(counts[outcome] ?? 0)")
+            }
+        }
         family("barscope_event_latency_seconds", "histogram", "From a frame's arrival at the tee to its results.")
         for i in instances {
             let h = i.controller.latency.snapshot

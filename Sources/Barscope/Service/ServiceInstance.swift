@@ -143,6 +143,13 @@ public final class ServiceInstance: @unchecked Sendable {
                     } ?? .null
                 ))
         }
+        let cycles = controller.cycles.counts
+        if let rate = cycles.readRate {
+            var c: [(String, JSONValue)] = [("total", .int(cycles.values.reduce(0, +)))]
+            for outcome in CycleResult.Outcome.allCases { c.append((outcome.rawValue, .int(cycles[outcome] ?? 0))) }
+            c.append(("read_rate", .double((rate * 1000).rounded() / 1000)))
+            fields.append(("cycles", .object(c)))
+        }
         if let recording { fields.append(("recording", .string(recording))) }
         if snapshotFolder != nil { fields.append(("snapshots", .bool(true))) }
         return .object(fields)

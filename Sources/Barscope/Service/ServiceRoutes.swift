@@ -7,6 +7,7 @@ import Foundation
 ///     GET    /v1/instances, /v1/instances/{id}      status objects
 ///     POST   /v1/instances/{id}/control             {"command": "viewfinder 16:9 animate 8"}
 ///     DELETE /v1/instances/{id}                     stop (recording finished) → the final status
+///     POST   /v1/instances/{id}/cycles              {"label": "..."}: a read cycle opens; DELETE: it closes
 ///     GET    /v1/instances/{id}/events              Server-Sent Events (id: SEQ; Last-Event-ID or ?since=)
 ///     GET    /v1/instances/{id}/frame.jpg           the newest annotated frame
 ///     GET    /v1/instances/{id}/stream.mjpg         MJPEG, at most ?fps=N (default 5)
@@ -109,6 +110,28 @@ public final class ServiceRoutes: @unchecked Sendable {
                 x.json(200, i.status)
             } catch {
                 x.error(400, "control '\(command)': \(error)")
+            }
+        case ("POST", "cycles") where rest.count == 1, ("DELETE", "cycles") where rest.count == 1:
+            // A read cycle opens (body {"label": "..."}, optional) or closes, as `cycle start` / `cycle end`.
+            guard let body = object(r, x) else { return }
+            if let unknown = body.keys.first(where: { $0 != "label" }) {
+                x.error(400, "unknown field '\(unknown)' (only \"label\")")
+                return
+            }
+            do {
+                if method == "POST" {
+                    guard body["label"] == nil || body["label"] is String else {
+                        x.error(400, "\"label\": expected a string")
+                        return
+                    }
+                    try i.controller.cycles.start(label: body["label"] as? String)
+                    x.json(201, i.status)
+                } else {
+                    try i.controller.cycles.end()
+                    x.json(200, i.status)
+                }
+            } catch {
+                x.error(409, "\(error)")
             }
         case ("GET", "events"):
             let since = r.headers["Last-Event-ID"].flatMap { Int($0) } ?? r.query["since"].flatMap { Int($0) } ?? 0
