@@ -28,6 +28,9 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // libsoup 3: the service's HTTP server (`barscope serve`), on GLib's main loop.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
+        // Events to brokers: Eclipse libmosquitto (MQTT) and librdkafka (Kafka, with its mock cluster for the tests).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // zxing-cpp, the second decoding engine (DataMatrix, Aztec, PDF417, Micro QR; character sets ZBar gets wrong).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
@@ -41,7 +44,7 @@ let package = Package(
             name: "Barscope",
             dependencies: [
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
-                "CQREncode", "CBarscope", "CZXingReader", "CSoup",
+                "CQREncode", "CBarscope", "CZXingReader", "CSoup", "CMosquitto", "CKafka",
             ],
             // The web console of `barscope serve`, compiled in (no files to install beside the binary).
             resources: [
@@ -60,7 +63,7 @@ let package = Package(
         .target(
             name: "BarscopeElement",
             dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
-        .testTarget(name: "BarscopeTests", dependencies: ["Barscope"]),
+        .testTarget(name: "BarscopeTests", dependencies: ["Barscope", "CKafka"]),
         // What the tests loosen under a sanitizer (scripts/test --sanitize).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CTestRTSPServer", dependencies: ["CGStreamerRTSPServer"], path: "Tests/CTestRTSPServer"),

@@ -29,6 +29,7 @@ enum Help {
 
     static let serve = """
         Usage: barscope serve [--listen HOST:PORT] [--token-file FILE] [--state DIR] [--pipelines DIR]
+                              [--publish URL]... [--node NAME] [--spool DIR] [--spool-max SIZE]
 
         A long-running service that runs many named pipelines at once, controlled over HTTP (JSON), with a web
         console at its address (http://127.0.0.1:8080/ by default): start pipelines, watch each one live, drag its
@@ -41,6 +42,8 @@ enum Help {
           --state DIR          the instances to bring back after a restart (default $STATE_DIRECTORY,
                                $XDG_STATE_HOME/barscope or ~/.local/state/barscope)
           --pipelines DIR      named pipelines looked up here first
+          --publish URL        every instance's events also to a broker (as for run: mqtt://, mqtts://,
+                               kafka://), one connection each, shared; --node, --spool, --spool-max as for run
 
         API:
           GET    /v1/pipelines                         the named pipelines
@@ -140,6 +143,13 @@ enum Help {
           --cycle-gap MS         auto: the viewfinder empty this long closes the cycle (default 500)
           --expect PATTERN|@FILE the right code: a regular expression or a file of codes (else: mismatch)
           --expect-count N       right codes per cycle: more is 'multiple', fewer 'noread'
+          --publish URL          events also to a broker, repeatable: mqtt://[USER@]HOST[:PORT]/PREFIX,
+                                 mqtts://..., kafka://HOST[:PORT][,HOST...]/TOPIC; every event then has
+                                 "id" and "seq"; nothing is lost while the broker is away (the spool).
+                                 MQTT password: $BARSCOPE_MQTT_PASSWORD or $BARSCOPE_MQTT_PASSWORD_FILE
+          --node NAME            this machine's name in topics and ids (default: the host name)
+          --spool DIR            where events wait for the broker (default: spool in the state folder)
+          --spool-max SIZE       the spool's bound, oldest dropped first (default 256MB)
 
         Events: {"event":"appeared","track":1,"frame":0,"pts_ns":0,"type":"QR-Code","data":"...",
         "quality":1,"polygon":[[x,y],...],"bounds":{...},"in_viewfinder":true}, then "lost", "state",

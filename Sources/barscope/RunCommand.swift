@@ -23,7 +23,8 @@ enum RunCommand {
         "--snapshots": ("snapshots", "folder"), "--serve-rtsp": ("rtsp", "serve"),
         "--cycles": ("cycles", "mode"), "--cycle-timeout": ("cycles", "timeout"), "--cycle-gap": ("cycles", "gap"),
         "--expect": ("cycles", "expect"), "--expect-count": ("cycles", "expect-count"),
-        "--scene": ("source", "scene"),
+        "--scene": ("source", "scene"), "--node": ("publish", "node"), "--spool": ("publish", "spool"),
+        "--spool-max": ("publish", "spool-max"),
     ]
     /// Flags without a value, and the pipeline key each one turns on.
     static let switchFlags: [String: (section: String, key: String, value: String)] = [
@@ -37,6 +38,7 @@ enum RunCommand {
         var sets: [String] = []
         var quiet = false
         var controlPath: String? = nil
+        var publishURLs: [String] = []
         var help = false
         var reconnect = ReconnectPolicy()
         var args = Arguments(command: "run", tokens)
@@ -70,6 +72,7 @@ enum RunCommand {
                 }
                 assignments.append(("overlay", pair[0], pair[1], "--style"))
             case "--set": sets.append(try next())
+            case "--publish": publishURLs.append(try next())
             case "--reconnect-attempts":
                 let n = try parseInt(try next(), option: "--reconnect-attempts", min: 0)
                 reconnect.maxAttempts = n == 0 ? nil : n
@@ -111,7 +114,22 @@ enum RunCommand {
         for a in assignments {
             try spec.set(a.section, a.key, a.value, origin: a.origin)
         }
+        // --publish is repeatable: every URL given (URLs hold no spaces).
+        if !publishURLs.isEmpty {
+            try spec.set("publish", "url", publishURLs.joined(separator: " "), origin: "--publish")
+        }
         let (c, eventsPath) = try spec.configuration()
+        // The run's name in topics and ids: the named pipeline's or file's, else "run".
+        let instance =
+            args.positionals.first.flatMap { p -> String? in
+                let name = ((p as NSString).lastPathComponent as NSString).deletingPathExtension
+                return PipelineSpec.find(p) != nil || p.hasSuffix(".conf") ? name : nil
+            }.flatMap { ScanService.isValidName($0) ? $0 : nil } ?? "run"
+        // Brokers: the spool folder and the user are checked before the pipeline starts.
+        let publisher =
+            try c.publish.targets.isEmpty
+            ? nil : Publisher(c.publish, stateFolder: try ServeCommand.defaultStateFolder())
+        let stamping = Locked<PublishChannel?>(nil)
 
         // A file (and any source that is not live) waits for its events' reader: nothing is dropped. Only a live
         // source feeding a reader that does not read drops events, counted on the summary line.
@@ -124,14 +142,24 @@ enum RunCommand {
             name: "run", configuration: c, restart: .onError, backoff: reconnect,
             condition: .networkStreamsThatPlayed
         ) { event in
-            writer.write(event)
+            writer.write(line: stamping.load()?.publish(event) ?? event.jsonLine)
             // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
             if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
         }
         progress?.follow { [weak controller] in controller?.progress }
+        if let publisher {
+            let ch = publisher.channel(.controller(instance, controller))
+            stamping.withLock { $0 = ch }
+            publisher.onEvent { event in
+                writer.write(line: ch.publish(event))
+                if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
+            }
+        }
         StopSignals.watch(controller) { writer.abandon() }
         let channel = try controlPath.map {
-            try ControlChannel(path: $0, controller: controller) { writer.write($0) }
+            try ControlChannel(path: $0, controller: controller) {
+                writer.write(line: stamping.load()?.publish($0) ?? $0.jsonLine)
+            }
         }
         defer { withExtendedLifetime(channel) {} }
         let summary: RunSummary
@@ -139,10 +167,13 @@ enum RunCommand {
             summary = try controller.run()
         } catch {
             progress?.end()
+            publisher?.stop()
             writer.close()
             throw error
         }
         progress?.end()
+        // What the brokers take in 3 s goes now; the rest stays in the spool for the next start.
+        publisher?.stop()
         writer.close()
         if !quiet {
             let fps = String(format: "%.1f", summary.framesPerSecond)
@@ -156,6 +187,12 @@ enum RunCommand {
             // Standard error is the one place left to say so when the events' reader is what fell behind.
             let dropped = writer.dropped
             if dropped > 0 { line += ", \(dropped) events dropped (the reader fell behind)" }
+            for (sink, k) in publisher?.counters ?? [] {
+                line += ", \(k.published) published to \(sink)"
+                if k.depth > 0 { line += " (\(k.depth) wait in the spool)" }
+                let lost = k.dropped.values.reduce(0, +)
+                if lost > 0 { line += " (\(lost) dropped: the spool was full)" }
+            }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
         // Stopped by a signal: 128 + its number; by a `stop` command: a normal end.

@@ -10,6 +10,7 @@ enum ServeCommand {
         var tokenFile: String? = nil
         var stateFolder: String? = nil
         var pipelines: String? = nil
+        var publish = PublishSettings()
         var help = false
         var args = Arguments(command: "serve", tokens)
         try args.parse { option, next in
@@ -18,6 +19,20 @@ enum ServeCommand {
             case "--token-file": tokenFile = try next()
             case "--state": stateFolder = try next()
             case "--pipelines": pipelines = try next()
+            case "--publish": publish.targets.append(try PublishTarget.parse(try next()))
+            case "--node":
+                let node = try next()
+                guard ScanService.isValidName(node) else {
+                    throw UsageError("--node '\(node)': letters, digits, '.', '_', '-'")
+                }
+                publish.node = node
+            case "--spool": publish.spool = try next()
+            case "--spool-max":
+                let text = try next()
+                guard let bytes = PipelineSpec.byteSize(text), bytes >= 1 << 20 else {
+                    throw UsageError("--spool-max '\(text)': expected a size of at least 1MB (256MB, 2GB)")
+                }
+                publish.spoolMaxBytes = bytes
             case "--help", "-h": help = true
             default: return false
             }
@@ -46,6 +61,20 @@ enum ServeCommand {
         StopSignals.install()
         GStreamer.initialize()
         let service = try ScanService(stateFolder: state)
+        if !publish.targets.isEmpty {
+            let publisher = try Publisher(publish, stateFolder: state)
+            publisher.onEvent { event in
+                // Broker news for the service's own log (each instance's events carry their own).
+                switch event {
+                case .warning(let m, _): FileHandle.standardError.write(Data("barscope: warning: \(m)\n".utf8))
+                case .broker(let up, let sink, let reason):
+                    let line = up ? "\(sink): connected" : "\(sink): disconnected (\(reason ?? ""))"
+                    FileHandle.standardError.write(Data("barscope: \(line)\n".utf8))
+                default: break
+                }
+            }
+            service.publisher.withLock { $0 = publisher }
+        }
         let routes = ServiceRoutes(service: service)
         let server = try HTTPServer(host: host, port: port, token: token, publicPaths: Console.publicPaths) {
             routes.handle($0, $1)
@@ -64,6 +93,7 @@ enum ServeCommand {
                     Data("barscope: stopping every instance (signal again to stop now)\n".utf8))
                 Thread.detachNewThread {
                     service.stopAll()
+                    service.publisher.load()?.stop()
                     MainLoop.quit()
                 }
             }, next: { exit(128 + bs_last_signal()) })

@@ -373,7 +373,11 @@ def load(console):
         raise Failed(f"the table holds {rows} rows and {kept} events (200 and 2000 at most): {result}")
     if min(frames.values()) < 5:
         raise Failed(f"a card's live view stood still: {result}")
-    if probe["late"] > 1000 or click_ms > 500:
+    if nodes > 5000:
+        raise Failed(f"the page grew to {nodes} elements: {result}")
+    # Generous: on a loaded 2-core machine (the whole suite in parallel) a timer was seen 1.6 s late; a page that
+    # redraws everything per event, or grows without bound, takes far longer.
+    if probe["late"] > 5000 or click_ms > 2000:
         raise Failed(f"the page did not stay responsive: {result}")
     return result
 

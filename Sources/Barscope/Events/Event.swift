@@ -31,6 +31,8 @@ public enum Event: Sendable, Equatable {
     case error(message: String, source: String?)
     /// A read cycle closed: its codes and its verdict, and the snapshot that shows it (`--snapshots`).
     case cycle(CycleResult, snapshot: String?)
+    /// A broker (`--publish`) answered again, or was lost: events wait in the spool meanwhile.
+    case broker(connected: Bool, sink: String, reason: String?)
     /// End of stream, with counts and, when measured, the latency from a frame's arrival to its results.
     case eos(frames: Int, codes: Int, latencyP50Ms: Double? = nil, latencyP95Ms: Double? = nil)
 
@@ -49,6 +51,7 @@ public enum Event: Sendable, Equatable {
         case .warning: return "warning"
         case .error: return "error"
         case .cycle: return "cycle"
+        case .broker(let connected, _, _): return connected ? "broker-connected" : "broker-disconnected"
         case .eos: return "eos"
         }
     }
@@ -115,6 +118,9 @@ public enum Event: Sendable, Equatable {
                 ("closed_by", .string(c.closedBy)),
             ]
             if let snapshot { f.append(("snapshot", .string(snapshot))) }
+        case .broker(_, let sink, let reason):
+            f.append(("sink", .string(sink)))
+            if let reason { f.append(("reason", .string(reason))) }
         case .eos(let frames, let codes, let p50, let p95):
             f += [("frames", .int(frames)), ("codes", .int(codes))]
             if let p50, let p95 {

@@ -55,8 +55,11 @@ public final class EventWriter: Sendable {
     /// Events dropped because the reader fell behind.
     public var dropped: Int { state.withLock { $0.dropped } }
 
-    public func write(_ event: Event) {
-        let line = event.jsonLine + "\n"
+    public func write(_ event: Event) { write(line: event.jsonLine) }
+
+    /// One event's JSON line as it was stamped (`--publish` adds `id` and `seq`).
+    public func write(line text: String) {
+        let line = text + "\n"
         space.lock()
         while whenFull == .wait, state.withLock({ $0.lines.count >= capacity && !$0.closed }) { space.wait() }
         space.unlock()

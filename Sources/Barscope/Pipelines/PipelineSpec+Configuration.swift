@@ -183,6 +183,28 @@ extension PipelineSpec {
             }
         }
         c.cycles.expectCount = try int("cycles.expect-count", min: 1)
+        if let v = values["publish.url"] {
+            for url in v.text.split(separator: " ") {
+                do { c.publish.targets.append(try PublishTarget.parse(String(url))) } catch let e as BarscopeError {
+                    throw BarscopeError.badValue(
+                        v.origin.hasPrefix("-") && v.origin != "--set"
+                            ? e.description : Self.located(v.origin, "publish", "url", e.description))
+                }
+            }
+        }
+        if let node = text("publish.node") {
+            guard ScanService.isValidName(node) else {
+                throw bad("publish.node", "a name of letters, digits, '.', '_', '-'")
+            }
+            c.publish.node = node
+        }
+        c.publish.spool = text("publish.spool")
+        if let t = text("publish.spool-max") {
+            guard let bytes = Self.byteSize(t), bytes >= 1 << 20 else {
+                throw bad("publish.spool-max", "a size of at least 1MB (256MB, 2GB)")
+            }
+            c.publish.spoolMaxBytes = bytes
+        }
         for name in Set(
             values.keys.compactMap { k -> String? in
                 guard k.hasPrefix("branch ") else { return nil }
@@ -201,5 +223,16 @@ extension PipelineSpec {
         }
         c.properties = properties
         return (c, text("events.path") ?? "-")
+    }
+
+    /// `256MB`, `2GB`, `512kB` or a number of bytes.
+    public static func byteSize(_ text: String) -> Int? {
+        let t = text.uppercased().replacingOccurrences(of: "IB", with: "B")
+        for (suffix, scale) in [
+            ("KB", 1 << 10), ("MB", 1 << 20), ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1),
+        ] where t.hasSuffix(suffix) {
+            return Int(t.dropLast(suffix.count)).map { $0 * scale }
+        }
+        return Int(t)
     }
 }

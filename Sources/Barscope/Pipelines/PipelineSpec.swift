@@ -34,6 +34,7 @@ public struct PipelineSpec: Sendable {
         "events": ["path"],
         "snapshots": ["folder"],
         "cycles": ["mode", "timeout", "gap", "expect", "expect-count"],
+        "publish": ["url", "node", "spool", "spool-max"],
     ]
 
     struct Value: Sendable {

@@ -53,6 +53,8 @@ public struct RunConfiguration: Sendable {
     public var snapshotFolder: String? = nil
     /// Read cycles: how they open and close, what a good read is.
     public var cycles = CycleSettings()
+    /// Brokers the events go to (`--publish`), the node's name, the spool.
+    public var publish = PublishSettings()
 
     /// Extra branches from a pipeline file (`[branch NAME]`): gst-launch fragments fed with the raw frames or the
     /// annotated ones.

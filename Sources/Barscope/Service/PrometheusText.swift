@@ -40,6 +40,25 @@ enum PrometheusText {
                     "\(counts[outcome] ?? 0)")
             }
         }
+        if let publisher = service.publisher.load() {
+            let sinks = publisher.counters
+            family("barscope_broker_connected", "gauge", "1 while the broker (--publish) is connected.")
+            for (sink, k) in sinks { line("barscope_broker_connected", [("sink", sink)], k.connected ? "1" : "0") }
+            family("barscope_publish_queue_depth", "gauge", "Events waiting for the broker's acknowledgement.")
+            for (sink, k) in sinks { line("barscope_publish_queue_depth", [("sink", sink)], "\(k.depth)") }
+            family("barscope_events_published_total", "counter", "Events the broker acknowledged.")
+            for (sink, k) in sinks { line("barscope_events_published_total", [("sink", sink)], "\(k.published)") }
+            family("barscope_events_spooled_total", "counter", "Events written to the spool.")
+            for (sink, k) in sinks { line("barscope_events_spooled_total", [("sink", sink)], "\(k.spooled)") }
+            family("barscope_events_dropped_total", "counter", "Events dropped: the spool was full, or the disk.")
+            for (sink, k) in sinks {
+                for reason in ["spool-full", "disk"] {
+                    line(
+                        "barscope_events_dropped_total", [("sink", sink), ("reason", reason)],
+                        "\(k.dropped[reason] ?? 0)")
+                }
+            }
+        }
         family("barscope_event_latency_seconds", "histogram", "From a frame's arrival at the tee to its results.")
         for i in instances {
             let h = i.controller.latency.snapshot

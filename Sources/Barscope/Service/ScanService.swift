@@ -23,6 +23,9 @@ public final class ScanService: @unchecked Sendable {
 
     /// - Parameter stateFolder: created if missing; holds `instances.json`.
     /// - Throws: ``BarscopeError/badInput`` when the folder cannot be made or written.
+    /// Brokers every instance's events go to (`serve --publish`), set before the first instance.
+    public let publisher = Locked<Publisher?>(nil)
+
     public init(stateFolder: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: stateFolder, withIntermediateDirectories: true)
@@ -73,6 +76,11 @@ public final class ScanService: @unchecked Sendable {
                 try spec.set(assignment: "\(key)=\(value)")
             }
             configuration = try spec.configuration().0
+            if !configuration.publish.targets.isEmpty {
+                throw BarscopeError.badValue(
+                    "[publish] url: give --publish to barscope serve (one connection to each broker serves every "
+                        + "instance)")
+            }
         } catch let e as BarscopeError {
             throw Failure.badRequest(e.description)
         }
@@ -85,7 +93,8 @@ public final class ScanService: @unchecked Sendable {
         }
         let newID = id ?? "\(pipeline.prefix(40))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         let instance = ServiceInstance(
-            id: newID, pipeline: pipeline, overrides: overrides, configuration: configuration
+            id: newID, pipeline: pipeline, overrides: overrides, configuration: configuration,
+            publisher: publisher.load()
         ) { [weak self] i in self?.onEvents.load()?(i) }
         registry.withLock { $0.append(instance) }
         persist()
@@ -110,6 +119,7 @@ public final class ScanService: @unchecked Sendable {
         guard instance.stop() else { throw Failure.timedOut("\(id): did not stop within 30 s (still stopping)") }
         let status = instance.status
         registry.withLock { $0.removeAll { $0.id == id } }
+        publisher.load()?.unregister(id)
         persist()
         return status
     }

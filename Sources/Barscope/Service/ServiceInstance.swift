@@ -36,7 +36,7 @@ public final class ServiceInstance: @unchecked Sendable {
 
     init(
         id: String, pipeline: String, overrides: [(String, String)], configuration: RunConfiguration,
-        eventMemory: Int = 1000, notify: @escaping @Sendable (ServiceInstance) -> Void
+        eventMemory: Int = 1000, publisher: Publisher? = nil, notify: @escaping @Sendable (ServiceInstance) -> Void
     ) {
         self.id = id
         self.pipeline = pipeline
@@ -54,7 +54,17 @@ public final class ServiceInstance: @unchecked Sendable {
             name: id, configuration: c, restart: .onError, backoff: ReconnectPolicy(maxAttempts: nil),
             observer: { box.instance?.observe($0) })
         box.instance = self
+        if let publisher {
+            let source = PublishSource(
+                instance: id, status: { [weak box] in box?.instance?.status ?? .null },
+                state: { [weak box] in box?.instance?.state ?? "gone" },
+                control: { [weak box] command in box?.instance?.controller.answer(command) ?? .null })
+            channel.withLock { $0 = publisher.channel(source) }
+        }
     }
+
+    /// Stamps and queues this instance's events for the brokers (`serve --publish`).
+    private let channel = Locked<PublishChannel?>(nil)
 
     private func observe(_ event: Event) {
         counters.withLock { k in
@@ -70,7 +80,7 @@ public final class ServiceInstance: @unchecked Sendable {
             default: break
             }
         }
-        events.append(event.jsonLine)
+        events.append(channel.load()?.publish(event) ?? event.jsonLine)
         notify(self)
     }
 

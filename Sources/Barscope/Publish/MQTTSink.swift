@@ -1,0 +1,330 @@
+import CMosquitto
+import Foundation
+
+/// One MQTT broker (libmosquitto), on a thread of its own: events go to the spool first, then to
+/// `PREFIX/NODE/INSTANCE/events` at QoS 1, and leave the spool on the broker's PUBACK. While the broker is away
+/// they wait in the spool; a connection is tried again after 1 s, doubling to 30 s, each time with a fresh client
+/// (so that what is resent comes from the spool alone). On every connect: `PREFIX/NODE/availability` = `online`
+/// (retained; `offline` is the last will), the control topics subscribed again, and each instance's status
+/// (retained) on `.../status`, also every 10 s and on change.
+final class MQTTSink: PublishSink, @unchecked Sendable {
+    // @unchecked: everything below the inbox is touched by the sink's thread only; the inbox and the counters are
+    // behind locks.
+    let target: PublishTarget
+    let node: String
+    private let spool: Spool
+    private let report: @Sendable (Event) -> Void
+    private let inbox = Locked<[(instance: String, seq: Int, payload: String)]>([])
+    private let wake = NSCondition()
+    private let registry = Locked<[String: PublishSource]>([:])
+    let counters = Locked(PublishCounters())
+    private let stopRequested = Locked(false)
+    private var thread: Thread? = nil
+    private let finished = DispatchSemaphore(value: 0)
+
+    private var mosq: OpaquePointer? = nil
+    private var connected = false
+    private var connectStarted = ContinuousClock.now
+    private var reset: String? = nil
+    private var inflight: [Int32: Int] = [:]
+    private var sentThrough = 0
+    private var backoff = 1.0
+    private var nextAttempt = ContinuousClock.now
+    private var everConnected = false
+    private var warnedUnreachable = false
+    private var lastStatus: [String: (text: String, at: ContinuousClock.Instant)] = [:]
+    private var lastDropped = 0
+    /// How the first connection went (the preflight waits for it).
+    private let firstOutcome = Locked<FirstOutcome?>(nil)
+    enum FirstOutcome: Equatable {
+        case connected
+        case refused(String)
+        case unreachable(String)
+    }
+
+    private var prefix: String { target.path }
+    private var clientID: String { "barscope-\(node)" }
+
+    init(target: PublishTarget, node: String, spool: Spool, report: @escaping @Sendable (Event) -> Void) {
+        self.target = target
+        self.node = node
+        self.spool = spool
+        self.report = report
+        sentThrough = spool.acked
+        mosquitto_lib_init()
+    }
+
+    func start() {
+        let t = Thread { [self] in loop() }
+        t.name = "barscope-mqtt"
+        thread = t
+        t.start()
+    }
+
+    /// Waits up to `seconds` for the first connection's outcome.
+    func firstConnection(within seconds: Double) -> FirstOutcome? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if let o = firstOutcome.withLock({ $0 }) { return o }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return firstOutcome.withLock { $0 }
+    }
+
+    func register(_ source: PublishSource) {
+        registry.withLock { $0[source.instance] = source }
+        poke()
+    }
+
+    func unregister(_ instance: String) { registry.withLock { $0[instance] = nil } }
+
+    func enqueue(instance: String, seq: Int, payload: String) {
+        inbox.withLock { $0.append((instance, seq, payload)) }
+        poke()
+    }
+
+    private func poke() {
+        wake.lock()
+        wake.signal()
+        wake.unlock()
+    }
+
+    /// Sends what it can for at most `timeout` seconds, says `offline`, disconnects. Blocks.
+    func stop(timeout: Double) {
+        stopRequested.withLock { $0 = true }
+        poke()
+        _ = finished.wait(timeout: .now() + timeout + 2)
+    }
+
+    // MARK: the sink's thread
+
+    private func loop() {
+        while !stopRequested.withLock({ $0 }) { turn() }
+        // Stopping: what is queued goes to the spool; what the broker takes in 3 s is sent.
+        drainInbox()
+        let deadline = ContinuousClock.now + .seconds(3)
+        while connected && spool.depth > 0 && ContinuousClock.now < deadline {
+            pump()
+            if let mosq { _ = mosquitto_loop(mosq, 50, 1) }
+            if reset != nil { break }
+        }
+        if let mosq, connected {
+            var mid: Int32 = 0
+            _ = mosquitto_publish(mosq, &mid, "\(prefix)/\(node)/availability", 7, "offline", 1, true)
+            for _ in 0..<10 { _ = mosquitto_loop(mosq, 20, 1) }
+            mosquitto_disconnect(mosq)
+            _ = mosquitto_loop(mosq, 20, 1)
+        }
+        destroyClient()
+        spool.close()
+        finished.signal()
+    }
+
+    private func turn() {
+        drainInbox()
+        if mosq == nil && ContinuousClock.now >= nextAttempt { connect() }
+        guard let mosq else {
+            publishCounters()
+            wake.lock()
+            _ = wake.wait(until: Date(timeIntervalSinceNow: 0.05))
+            wake.unlock()
+            return
+        }
+        if connected {
+            pump()
+            publishStatus()
+        } else if ContinuousClock.now - connectStarted > .seconds(5) {
+            reset = reset ?? "no answer from \(target.hosts[0].host):\(target.hosts[0].port) in 5 s"
+        }
+        let rc = mosquitto_loop(mosq, 20, 1)
+        if rc != MOSQ_ERR_SUCCESS.rawValue && reset == nil {
+            reset = String(cString: mosquitto_strerror(rc))
+        }
+        if let why = reset { dropConnection(why) }
+        publishCounters()
+    }
+
+    private func drainInbox() {
+        let items = inbox.withLock { i -> [(instance: String, seq: Int, payload: String)] in
+            defer { i.removeAll() }
+            return i
+        }
+        for item in items {
+            if spool.append(instance: item.instance, seq: item.seq, payload: item.payload) {
+                counters.withLock { $0.spooled += 1 }
+            } else {
+                counters.withLock { $0.dropped["disk", default: 0] += 1 }
+            }
+        }
+        if spool.dropped > lastDropped {
+            let n = spool.dropped - lastDropped
+            lastDropped = spool.dropped
+            counters.withLock { $0.dropped["spool-full", default: 0] += n }
+            report(
+                .warning(
+                    message: "\(target): the spool is full (\(spool.maxBytes >> 20) MB): the \(n) oldest events "
+                        + "were dropped", source: "publish"))
+        }
+    }
+
+    private func connect() {
+        guard let m = mosquitto_new(clientID, false, Unmanaged.passUnretained(self).toOpaque()) else { return }
+        mosq = m
+        connected = false
+        reset = nil
+        connectStarted = ContinuousClock.now
+        _ = mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311))
+        _ = mosquitto_max_inflight_messages_set(m, 0)
+        let availability = "\(prefix)/\(node)/availability"
+        _ = mosquitto_will_set(m, availability, 7, "offline", 1, true)
+        if let user = target.user { _ = mosquitto_username_pw_set(m, user, target.password) }
+        if target.kind == .mqtts { _ = mosquitto_int_option(m, MOSQ_OPT_TLS_USE_OS_CERTS, 1) }
+        mosquitto_connect_callback_set(m) { _, obj, rc in
+            guard let obj else { return }
+            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().connected(rc)
+        }
+        mosquitto_disconnect_callback_set(m) { _, obj, rc in
+            guard let obj else { return }
+            let me = Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue()
+            me.reset = me.reset ?? (rc == 0 ? "disconnected" : "the connection was lost")
+        }
+        mosquitto_publish_callback_set(m) { _, obj, mid in
+            guard let obj else { return }
+            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().acknowledged(mid)
+        }
+        mosquitto_message_callback_set(m) { _, obj, message in
+            guard let obj, let message else { return }
+            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().received(message.pointee)
+        }
+        let h = target.hosts[0]
+        let rc = mosquitto_connect_async(m, h.host, Int32(h.port), 30)
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            let why =
+                rc == MOSQ_ERR_ERRNO.rawValue
+                ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
+            reset = "cannot reach \(h.host):\(h.port) (\(why))"
+            dropConnection(reset!)
+        }
+    }
+
+    private func connected(_ rc: Int32) {
+        guard rc == 0 else {
+            let why = String(cString: mosquitto_connack_string(rc))
+            // 4: bad user name or password; 5: not authorised.
+            if rc == 4 || rc == 5 {
+                let who = target.user.map { "user '\($0)'" } ?? "an anonymous client"
+                let line = "\(target): the broker refused \(who) (\(why))"
+                firstOutcome.withLock { $0 = $0 ?? .refused(line) }
+                reset = line
+            } else {
+                reset = "the broker refused the connection (\(why))"
+            }
+            return
+        }
+        connected = true
+        everConnected = true
+        warnedUnreachable = false
+        backoff = 1
+        firstOutcome.withLock { $0 = $0 ?? .connected }
+        var mid: Int32 = 0
+        _ = mosquitto_publish(mosq, &mid, "\(prefix)/\(node)/availability", 6, "online", 1, true)
+        // A session the broker kept, or not: subscribe again each time (Frigate lost its control after a restart).
+        for instance in registry.withLock({ Array($0.keys) }) {
+            _ = mosquitto_subscribe(mosq, &mid, "\(prefix)/\(node)/\(instance)/control/set", 1)
+        }
+        lastStatus.removeAll()
+        counters.withLock { $0.connected = true }
+        report(.broker(connected: true, sink: target.description, reason: nil))
+    }
+
+    private func dropConnection(_ why: String) {
+        let wasConnected = connected
+        destroyClient()
+        connected = false
+        reset = nil
+        inflight.removeAll()
+        sentThrough = spool.acked
+        nextAttempt = ContinuousClock.now + .milliseconds(Int(backoff * 1000))
+        backoff = min(backoff * 2, 30)
+        counters.withLock { $0.connected = false }
+        if wasConnected {
+            report(.broker(connected: false, sink: target.description, reason: why))
+        } else if !everConnected && !warnedUnreachable {
+            warnedUnreachable = true
+            firstOutcome.withLock { $0 = $0 ?? .unreachable(why) }
+            report(
+                .warning(
+                    message: "\(target): \(why); events wait in the spool and go when it answers", source: "publish"
+                ))
+        }
+    }
+
+    private func destroyClient() {
+        if let mosq { mosquitto_destroy(mosq) }
+        mosq = nil
+    }
+
+    /// Sends what the spool holds beyond what is in flight, in order.
+    private func pump() {
+        guard let mosq else { return }
+        for record in spool.unacknowledged where record.index > sentThrough {
+            guard inflight.count < 100 else { break }
+            let topic = "\(prefix)/\(node)/\(record.instance)/events"
+            var mid: Int32 = 0
+            let bytes = Array(record.payload.utf8)
+            let rc = mosquitto_publish(mosq, &mid, topic, Int32(bytes.count), bytes, 1, false)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                if rc == MOSQ_ERR_NO_CONN.rawValue || rc == MOSQ_ERR_CONN_LOST.rawValue {
+                    reset = "the connection was lost"
+                }
+                break
+            }
+            inflight[mid] = record.index
+            sentThrough = record.index
+        }
+    }
+
+    private func acknowledged(_ mid: Int32) {
+        guard let index = inflight.removeValue(forKey: mid) else { return }
+        spool.acknowledge(index)
+        counters.withLock { $0.published += 1 }
+    }
+
+    private func received(_ message: mosquitto_message) {
+        let topic = String(cString: message.topic)
+        let text =
+            message.payloadlen > 0
+            ? String(
+                decoding: UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen)), as: UTF8.self)
+            : ""
+        let parts = topic.split(separator: "/").map(String.init)
+        guard parts.count >= 4, parts.suffix(2) == ["control", "set"] else { return }
+        let instance = parts[parts.count - 3]
+        guard let source = registry.withLock({ $0[instance] }) else { return }
+        let answer = source.control(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        let bytes = Array(answer.encoded().utf8)
+        var mid: Int32 = 0
+        _ = mosquitto_publish(
+            mosq, &mid, "\(prefix)/\(node)/\(instance)/control/state", Int32(bytes.count), bytes, 1, false)
+    }
+
+    /// Each instance's status, retained: when its state changes, and every 10 s.
+    private func publishStatus() {
+        guard let mosq else { return }
+        let now = ContinuousClock.now
+        for (instance, source) in registry.withLock({ $0 }) {
+            let state = source.state()
+            if let last = lastStatus[instance], last.text == state, now - last.at < .seconds(10) { continue }
+            lastStatus[instance] = (state, now)
+            let bytes = Array(source.status().encoded().utf8)
+            var mid: Int32 = 0
+            _ = mosquitto_publish(
+                mosq, &mid, "\(prefix)/\(node)/\(instance)/status", Int32(bytes.count), bytes, 1, true)
+        }
+    }
+
+    private func publishCounters() {
+        let depth = spool.depth + inbox.withLock { $0.count }
+        counters.withLock { $0.depth = depth }
+    }
+}
