@@ -211,3 +211,55 @@ import Testing
         #expect(away.stderr.contains("wait in the spool)"), "\(away.stderr)")
     }
 }
+
+/// `barscope serve --publish`: one connection for every instance; each instance's events on its own topic, its
+/// status retained, its control topic answered; the sink's counters on /metrics.
+@Suite(.serialized) struct ServePublishTests {
+    @Test func instancesPublishAndAnswerTheirControlTopic() throws {
+        let broker = try Broker()
+        let sub = try Subscriber(broker, topic: "site/#", id: "serve-\(UUID().uuidString)")
+        let spool = PublishTests.folder("serve-spool")
+        let service = try Service(extra: ["--publish", broker.url + "/site", "--node", "box1", "--spool", spool])
+        defer { _ = service.terminate() }
+        let made = try service.request(
+            "POST", "/v1/pipelines/demo/instances",
+            json: ["set": ["source.live": true, "source.frames": 0, "source.size": "640x360"]])
+        let id = try #require(made.object["id"] as? String, "\(made.text)")
+        #expect(
+            sub.waitFor(20) {
+                $0.contains { $0.topic == "site/box1/\(id)/events" && $0.payload.contains(#""event":"appeared""#) }
+            })
+        #expect(sub.waitFor(20) { $0.contains { $0.topic == "site/box1/\(id)/status" } })
+        #expect(sub.messages.contains { $0.topic == "site/box1/availability" && $0.payload == "online" })
+
+        // The control topic: a command, answered on control/state, and the instance paused.
+        let pub = try Tool.shell(
+            "mosquitto_pub -h 127.0.0.1 -p \(broker.port) -q 1 -t 'site/box1/\(id)/control/set' -m pause")
+        #expect(pub == 0)
+        #expect(
+            sub.waitFor(10) {
+                $0.contains { $0.topic == "site/box1/\(id)/control/state" && $0.payload.contains(#""ok":true"#) }
+            })
+        _ = try service.waitFor(id) { $0["state"] as? String == "paused" }
+        _ = try Tool.shell(
+            "mosquitto_pub -h 127.0.0.1 -p \(broker.port) -q 1 -t 'site/box1/\(id)/control/set' -m 'zoom 2'")
+        #expect(
+            sub.waitFor(10) {
+                $0.contains {
+                    $0.topic == "site/box1/\(id)/control/state" && $0.payload.contains("unknown command 'zoom'")
+                }
+            })
+
+        let metrics = try service.request("GET", "/metrics").text
+        let sink = "mqtt://127.0.0.1:\(broker.port)/site"
+        #expect(metrics.contains(#"barscope_broker_connected{sink="\#(sink)"} 1"#), "\(metrics)")
+        let published = metrics.split(separator: "\n").first {
+            $0.hasPrefix(#"barscope_events_published_total{sink="\#(sink)"}"#)
+        }
+        #expect((published?.split(separator: " ").last.flatMap { Int($0) } ?? 0) > 0, "\(metrics)")
+        #expect(metrics.contains(#"barscope_events_dropped_total{sink="\#(sink)",reason="spool-full"} 0"#))
+        // The service's events (SSE ring) carry the same ids as the broker's.
+        let sse = String(decoding: try service.stream("/v1/instances/\(id)/events?since=0", seconds: 1), as: UTF8.self)
+        #expect(sse.contains(#""id":"box1/\#(id)/"#), "\(sse.prefix(300))")
+    }
+}

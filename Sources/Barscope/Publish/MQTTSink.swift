@@ -73,8 +73,12 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
 
     func register(_ source: PublishSource) {
         registry.withLock { $0[source.instance] = source }
+        unsubscribed.withLock { _ = $0.insert(source.instance) }
         poke()
     }
+
+    /// Instances registered while connected, whose control topic the thread subscribes next.
+    private let unsubscribed = Locked<Set<String>>([])
 
     func unregister(_ instance: String) { registry.withLock { $0[instance] = nil } }
 
@@ -131,6 +135,13 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
             return
         }
         if connected {
+            for instance in unsubscribed.withLock({ s -> Set<String> in
+                defer { s.removeAll() }
+                return s
+            }) {
+                var mid: Int32 = 0
+                _ = mosquitto_subscribe(mosq, &mid, "\(prefix)/\(node)/\(instance)/control/set", 1)
+            }
             pump()
             publishStatus()
         } else if ContinuousClock.now - connectStarted > .seconds(5) {
@@ -232,6 +243,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         for instance in registry.withLock({ Array($0.keys) }) {
             _ = mosquitto_subscribe(mosq, &mid, "\(prefix)/\(node)/\(instance)/control/set", 1)
         }
+        unsubscribed.withLock { $0.removeAll() }
         lastStatus.removeAll()
         counters.withLock { $0.connected = true }
         report(.broker(connected: true, sink: target.description, reason: nil))
