@@ -136,9 +136,10 @@ enum Help {
           --control -|FIFO       commands for the running pipeline, one a line: viewfinder W:H|off
                                  [animate N], region x,y,w,h [animate N], symbologies VALUES..., engine E,
                                  style KEY=VALUE..., cycle start [LABEL], cycle end, pause, resume, stop
-          --cycles auto|commands read cycles (a parcel's codes or a NOREAD): 'auto' opens one when a code
-                                 enters the viewfinder and closes it after --cycle-gap; commands
-                                 ('cycle start', 'cycle end') work in either mode
+          --cycles MODE          read cycles (a parcel's codes or a NOREAD): 'auto' opens one when a code
+                                 enters the viewfinder and closes it after --cycle-gap; 'motion' also on
+                                 movement in the viewfinder (a blank parcel is a no-read); 'commands'
+                                 ('cycle start', 'cycle end' work in every mode)
           --cycle-timeout MS     a cycle still open after MS closes with what it has
           --cycle-gap MS         auto: the viewfinder empty this long closes the cycle (default 500)
           --expect PATTERN|@FILE the right code: a regular expression or a file of codes (else: mismatch)

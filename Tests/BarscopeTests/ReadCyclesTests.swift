@@ -97,6 +97,43 @@ import Testing
         #expect(r[0].endPtsNs == Self.pts(27))
     }
 
+    /// Motion mode: movement opens a cycle and keeps it open; a parcel with no code is a no-read.
+    @Test func motionOpensCyclesWithoutACode() throws {
+        var s = CycleSettings()
+        s.auto = true
+        s.motion = true
+        s.gapNs = 200_000_000
+        var cycles = ReadCycles(s)
+        var out: [CycleResult] = []
+        for n in 0..<100 {
+            let moving = (10...30).contains(n) || (50...70).contains(n)
+            let seen = (55...60).contains(n) ? [Self.code("4006381333931")] : []
+            out += cycles.frame(n, ptsNs: Self.pts(n), detections: seen, moved: moving)
+        }
+        try #require(out.count == 2)
+        #expect(out.map(\.outcome) == [.noread, .good])
+        #expect(out.map(\.startPtsNs) == [Self.pts(10), Self.pts(50)])
+        #expect(out[0].endPtsNs == Self.pts(37))
+    }
+
+    /// Block means see a box's edge and are blind to a fine pattern that shifts (rollers).
+    @Test func viewActivityIgnoresFinePatterns() {
+        let w = 320
+        let h = 240
+        func frame(_ draw: (Int, Int) -> UInt8) -> [UInt8] {
+            var pixels = [UInt8](repeating: 0, count: w * h)
+            for y in 0..<h { for x in 0..<w { pixels[y * w + x] = draw(x, y) } }
+            return pixels.withUnsafeBytes {
+                ViewActivity.signature(LumaImage(base: $0.baseAddress!, width: w, height: h, stride: w))
+            }
+        }
+        let rollers = { (shift: Int) in frame { x, _ in (x + shift) % 8 < 2 ? 90 : 40 } }
+        #expect(!ViewActivity.moved(from: rollers(0), to: rollers(3)))
+        let box = frame { x, y in x > 100 && x < 200 && y > 60 && y < 180 ? 170 : ((x % 8) < 2 ? 90 : 40) }
+        #expect(ViewActivity.moved(from: rollers(0), to: box))
+        #expect(!ViewActivity.moved(from: nil, to: box))
+    }
+
     @Test func endOfStreamClosesTheOpenCycle() {
         let r = Self.run(
             CycleSettings(), frames: 10, seen: { _ in [] }, commands: { $0 == 2 ? [.start(label: nil)] : [] })

@@ -64,6 +64,30 @@ import Testing
             r.stderr.contains("3 cycles: 1 good, 0 noread, 1 multiple, 1 mismatch (read rate 33.3 %)"), "\(r.stderr)")
     }
 
+    /// `--cycles motion`: the parcel without a label opens a cycle too, and is a no-read with its picture.
+    @Test func motionCyclesSeeTheBlankParcel() throws {
+        let frames = 430
+        let clip = Tool.folder.appendingPathComponent("conveyor-motion.mp4").path
+        let made = try Tool.run([
+            "generate", clip, "--scene", "conveyor", "--size", "960x540", "--frames", String(frames),
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let snapshots = Tool.folder.appendingPathComponent("motion-snapshots-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: snapshots, withIntermediateDirectories: true)
+        let r = try Tool.run([
+            "run", clip, "--cycles", "motion", "--expect", "^[0-9]{13}$", "--expect-count", "1", "--events", "-",
+            "--snapshots", snapshots,
+        ])
+        try #require(r.status == 0, "\(r.stderr)")
+        let cycles = Self.cycles(in: r.stdout.split(separator: "\n").map(String.init))
+        #expect(
+            cycles.map { $0["result"] as? String ?? "" } == ["good", "noread", "multiple", "mismatch"], "\(cycles)")
+        let blank = try #require(cycles.count > 1 ? cycles[1] : nil)
+        #expect(Self.codes(blank).isEmpty)
+        let picture = try #require(blank["snapshot"] as? String)
+        #expect(FileManager.default.fileExists(atPath: picture))
+    }
+
     /// Commands timed to a live conveyor: each parcel's cycle opens and closes in the gaps around it (the blank
     /// parcel is a no-read); commands out of order are answered with one line and break nothing.
     @Test func commandsTimedToTheClip() throws {

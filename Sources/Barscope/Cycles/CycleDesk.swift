@@ -18,6 +18,8 @@ public final class CycleDesk: Sendable {
         /// The stream has ended: no cycle can start.
         var ended = false
         var numbered = 0
+        /// The previous frame's view signature (`--cycles motion`).
+        var view: [UInt8]? = nil
     }
     private let state: Locked<State>
     public let settings: CycleSettings
@@ -59,6 +61,7 @@ public final class CycleDesk: Sendable {
     func beginRun() {
         state.withLock { s in
             s.stamped.removeAll()
+            s.view = nil
             s.ended = false
             s.cycles = ReadCycles(settings)
         }
@@ -77,7 +80,9 @@ public final class CycleDesk: Sendable {
     /// scanning hands its commands to the next one scanned).
     /// - Returns: the cycles it closed, numbered since start, and the number of the open cycle when this frame is its
     ///   best evidence so far (its snapshot).
-    func deliver(frame: Int, ptsNs: UInt64?, detections: [Detection]) -> (closed: [CycleResult], evidenceOf: Int?) {
+    func deliver(frame: Int, ptsNs: UInt64?, detections: [Detection], view: [UInt8]? = nil)
+        -> (closed: [CycleResult], evidenceOf: Int?)
+    {
         state.withLock { s in
             var commands: [CycleCommand] = []
             while let first = s.stamped.first, first.frame <= frame {
@@ -85,7 +90,9 @@ public final class CycleDesk: Sendable {
                 s.stamped.removeFirst()
             }
             let wasOpen = s.cycles.isOpen
-            var closed = s.cycles.frame(frame, ptsNs: ptsNs, detections: detections, commands: commands)
+            let moved = ViewActivity.moved(from: s.view, to: view)
+            if view != nil { s.view = view }
+            var closed = s.cycles.frame(frame, ptsNs: ptsNs, detections: detections, commands: commands, moved: moved)
             record(&closed, &s)
             // Opened or closed by the cycles themselves (auto, timeout, gap): what commands see follows, unless a
             // command given since says otherwise.

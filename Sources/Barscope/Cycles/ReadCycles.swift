@@ -5,6 +5,9 @@ public struct CycleSettings: Sendable, Equatable {
     /// Cycles open when a code appears in the viewfinder and close when it has been empty for `gapNs` (a fixed-mount
     /// reader's "presentation mode"); commands (`cycle start`, `cycle end`) work in every mode.
     public var auto = false
+    /// Auto cycles also open on motion in the viewfinder, and stay open while it moves (`--cycles motion`): a parcel
+    /// without a readable code is a no-read instead of nothing.
+    public var motion = false
     /// A cycle still open this long after it opened closes with what it has (stream time).
     public var timeoutNs: UInt64? = nil
     /// Auto mode: how long the viewfinder stays empty before the cycle closes.
@@ -15,9 +18,6 @@ public struct CycleSettings: Sendable, Equatable {
     public var expectCount: Int? = nil
 
     public init() {}
-
-    /// Whether cycles were asked for at all (a command opens one in any case).
-    public var configured: Bool { auto || timeoutNs != nil || expect != nil || expectCount != nil }
 }
 
 /// The expected code: a regular expression (searched in the data; anchor it with `^...$`) or a list of exact codes.
@@ -94,7 +94,8 @@ public struct ReadCycles: Sendable {
         var label: String?
         var startPtsNs: UInt64?
         var codes: [CycleResult.Code] = []
-        var lastSeenPtsNs: UInt64?
+        /// The last frame with a code or (motion mode) movement in the viewfinder.
+        var lastActivePtsNs: UInt64?
         var opened: String
         var best: (frame: Int, count: Int)? = nil
     }
@@ -115,7 +116,7 @@ public struct ReadCycles: Sendable {
 
     /// One frame, in stream order, with the commands stamped on it; returns the cycles it closed.
     public mutating func frame(
-        _ number: Int, ptsNs: UInt64?, detections: [Detection], commands: [CycleCommand] = []
+        _ number: Int, ptsNs: UInt64?, detections: [Detection], commands: [CycleCommand] = [], moved: Bool = false
     ) -> [CycleResult] {
         var closed: [CycleResult] = []
         lastFrameIsEvidence = false
@@ -135,10 +136,14 @@ public struct ReadCycles: Sendable {
             closed.append(close(at: start + limit, frame: number, by: "timeout"))
         }
         let seen = detections.filter(\.inViewfinder)
-        if open == nil, settings.auto, !seen.isEmpty { begin(label: nil, at: pts, by: "auto") }
+        let active = !seen.isEmpty || (settings.motion && moved)
+        if open == nil, settings.auto, active { begin(label: nil, at: pts, by: "auto") }
         guard var o = open else { return closed }
+        if active {
+            o.lastActivePtsNs = pts
+            open = o
+        }
         if !seen.isEmpty {
-            o.lastSeenPtsNs = pts
             var fresh = Set<String>()
             for d in seen {
                 let key = d.type + "\u{0}" + d.data
@@ -158,7 +163,8 @@ public struct ReadCycles: Sendable {
                 lastFrameIsEvidence = true
             }
             open = o
-        } else if o.opened == "auto", let last = o.lastSeenPtsNs, let now = pts, now >= last + settings.gapNs {
+        } else if !active, o.opened == "auto", let last = o.lastActivePtsNs, let now = pts, now >= last + settings.gapNs
+        {
             closed.append(close(at: now, frame: number, by: "gap"))
         }
         return closed

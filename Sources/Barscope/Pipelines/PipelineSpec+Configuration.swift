@@ -169,8 +169,11 @@ extension PipelineSpec {
         if let mode = text("cycles.mode") {
             switch mode {
             case "auto": c.cycles.auto = true
+            case "motion":
+                c.cycles.auto = true
+                c.cycles.motion = true
             case "commands", "off": c.cycles.auto = false
-            default: throw bad("cycles.mode", "auto or commands")
+            default: throw bad("cycles.mode", "auto, motion or commands")
             }
         }
         if let ms = try int("cycles.timeout", min: 1) { c.cycles.timeoutNs = UInt64(ms) * 1_000_000 }

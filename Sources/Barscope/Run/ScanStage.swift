@@ -12,7 +12,8 @@ import Synchronization
 /// touched by appsink's streaming thread only.
 final class ScanStage: @unchecked Sendable {
     private let parts: RunParts
-    private let sequencer: Locked<ResultSequencer<Void>>
+    /// The payload: the frame's view signature when read cycles open on motion.
+    private let sequencer: Locked<ResultSequencer<[UInt8]?>>
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
     private let searchCount = Atomic<Int>(0)
@@ -85,14 +86,20 @@ final class ScanStage: @unchecked Sendable {
     /// A scanning worker: scan, then deliver every frame that is ready, in order.
     private func scan(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
         let region = parts.ledger.stamp(of: job.frame)?.region
-        let detections = withLumaPlane(of: job.sample) { luma, _ in read(luma, job, region, scanner) } ?? []
+        let motion = parts.configuration.cycles.motion
+        let (detections, view) =
+            withLumaPlane(of: job.sample) { luma, _ in
+                (read(luma, job, region, scanner), motion ? ViewActivity.signature(luma) : nil)
+            } ?? ([], nil)
         // Bookkeeping under the lock (the events are queued, never delivered, here); the order of frames holds.
         sequencer.withLock { seq in
             let ready = seq.add(
-                .init(sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections, payload: ()))
+                .init(sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections, payload: view)
+            )
             for r in ready {
                 // Read cycles first: a cycle's snapshot is due on this frame before the overlay may draw it.
-                let (closed, evidence) = parts.cycles.deliver(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+                let (closed, evidence) = parts.cycles.deliver(
+                    frame: r.frame, ptsNs: r.ptsNs, detections: r.detections, view: r.payload)
                 let folder = parts.configuration.snapshotFolder
                 var named = evidence.map { [CycleDesk.snapshotName($0)] } ?? []
                 named += closed.filter { $0.outcome == .noread }.map { CycleDesk.snapshotName($0.cycle) }
