@@ -142,7 +142,11 @@ enum RunCommand {
             name: "run", configuration: c, restart: .onError, backoff: reconnect,
             condition: .networkStreamsThatPlayed
         ) { event in
-            writer.write(line: stamping.load()?.publish(event) ?? event.jsonLine)
+            if let channel = stamping.load() {
+                channel.publish(event) { writer.write(line: $0) }
+            } else {
+                writer.write(event)
+            }
             // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
             if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
         }
@@ -151,14 +155,19 @@ enum RunCommand {
             let ch = publisher.channel(.controller(instance, controller))
             stamping.withLock { $0 = ch }
             publisher.onEvent { event in
-                writer.write(line: ch.publish(event))
+                ch.publish(event) { writer.write(line: $0) }
                 if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
             }
         }
         StopSignals.watch(controller) { writer.abandon() }
         let channel = try controlPath.map {
             try ControlChannel(path: $0, controller: controller) {
-                writer.write(line: stamping.load()?.publish($0) ?? $0.jsonLine)
+                let event = $0
+                if let channel = stamping.load() {
+                    channel.publish(event) { writer.write(line: $0) }
+                } else {
+                    writer.write(event)
+                }
             }
         }
         defer { withExtendedLifetime(channel) {} }

@@ -63,16 +63,6 @@ enum ServeCommand {
         let service = try ScanService(stateFolder: state)
         if !publish.targets.isEmpty {
             let publisher = try Publisher(publish, stateFolder: state)
-            publisher.onEvent { event in
-                // Broker news for the service's own log (each instance's events carry their own).
-                switch event {
-                case .warning(let m, _): FileHandle.standardError.write(Data("barscope: warning: \(m)\n".utf8))
-                case .broker(let up, let sink, let reason):
-                    let line = up ? "\(sink): connected" : "\(sink): disconnected (\(reason ?? ""))"
-                    FileHandle.standardError.write(Data("barscope: \(line)\n".utf8))
-                default: break
-                }
-            }
             service.publisher.withLock { $0 = publisher }
         }
         let routes = ServiceRoutes(service: service)
@@ -84,6 +74,19 @@ enum ServeCommand {
             Data(
                 "barscope: serving http://\(shown):\(server.port)/ (state in \(state); the console is that page)\n".utf8
             ))
+        // Broker news once the first line (where the service is) has been said.
+        if let publisher = service.publisher.load() {
+            publisher.onEvent { event in
+                // Broker news for the service's own log (each instance's events carry their own).
+                switch event {
+                case .warning(let m, _): FileHandle.standardError.write(Data("barscope: warning: \(m)\n".utf8))
+                case .broker(let up, let sink, let reason):
+                    let line = up ? "\(sink): connected" : "\(sink): disconnected (\(reason ?? ""))"
+                    FileHandle.standardError.write(Data("barscope: \(line)\n".utf8))
+                default: break
+                }
+            }
+        }
         for problem in service.restore() { FileHandle.standardError.write(Data("barscope: \(problem)\n".utf8)) }
         // SIGTERM (systemd's stop), SIGINT, SIGHUP: every instance stops with its recording finished, then exit 0;
         // a second signal exits at once.

@@ -144,7 +144,7 @@ import Testing
     /// effect on the next frame scanned; after the end of stream no cycle starts.
     @Test func deskRefusesCommandsOutOfOrder() throws {
         let desk = CycleDesk(CycleSettings())
-        desk.beginRun()
+        #expect(desk.beginRun().isEmpty)
         #expect(throws: BarscopeError.self) { try desk.end() }
         try desk.start(label: "a")
         #expect(throws: BarscopeError.self) { try desk.start(label: "b") }
@@ -161,6 +161,15 @@ import Testing
         #expect(closed[0].cycle == 1)
         #expect(desk.counts[.good] == 1)
         #expect(desk.finishRun().isEmpty)
+        // A run that fails with a cycle open: the next run closes it ("error") and takes a new start.
+        let again = CycleDesk(CycleSettings())
+        #expect(again.beginRun().isEmpty)
+        try again.start(label: "lost")
+        again.stamp(frame: 0)
+        _ = again.deliver(frame: 0, ptsNs: Self.pts(0), detections: [])
+        let closedByError = again.beginRun()
+        #expect(closedByError.map(\.closedBy) == ["error"])
+        try again.start(label: "next")
         #expect(throws: BarscopeError.self) { try desk.start(label: "after the end") }
     }
 }

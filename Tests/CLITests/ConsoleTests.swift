@@ -68,6 +68,7 @@ import Testing
         let service = try Service()
         defer { _ = service.terminate() }
         let r = try drive("load", service)
+        print("console with 8 instances: \(r)")
         #expect(r["events_per_s"] as? Double ?? 0 >= 50)
         #expect(r["table_rows"] as? Int ?? 999 <= 200)
         #expect((r["live_frames_in_15s"] as? [Int] ?? []).count == 8)

@@ -34,6 +34,16 @@ import Testing
         }
     }
 
+    /// The conveyor at 960x540 as an H.264 clip.
+    static func conveyorClip(_ name: String, frames: Int) throws -> String {
+        let clip = Tool.folder.appendingPathComponent(name).path
+        let made = try Tool.run([
+            "generate", clip, "--scene", "conveyor", "--size", "960x540", "--frames", String(frames),
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        return clip
+    }
+
     static func codes(_ cycle: [String: Any]) -> Set<String> {
         Set((cycle["codes"] as? [[String: Any]] ?? []).compactMap { $0["data"] as? String })
     }
@@ -42,11 +52,7 @@ import Testing
     /// each with that parcel's codes and verdict; counts on the summary line.
     @Test func autoCyclesOnAFileMatchTheTruth() throws {
         let frames = 430
-        let clip = Tool.folder.appendingPathComponent("conveyor.mp4").path
-        let made = try Tool.run([
-            "generate", clip, "--scene", "conveyor", "--size", "960x540", "--frames", String(frames),
-        ])
-        try #require(made.status == 0, "\(made.stderr)")
+        let clip = try Self.conveyorClip("conveyor.mp4", frames: frames)
         let r = try Tool.run([
             "run", clip, "--cycles", "auto", "--expect", "^[0-9]{13}$", "--expect-count", "1", "--events", "-",
         ])
@@ -66,12 +72,7 @@ import Testing
 
     /// `--cycles motion`: the parcel without a label opens a cycle too, and is a no-read with its picture.
     @Test func motionCyclesSeeTheBlankParcel() throws {
-        let frames = 430
-        let clip = Tool.folder.appendingPathComponent("conveyor-motion.mp4").path
-        let made = try Tool.run([
-            "generate", clip, "--scene", "conveyor", "--size", "960x540", "--frames", String(frames),
-        ])
-        try #require(made.status == 0, "\(made.stderr)")
+        let clip = try Self.conveyorClip("conveyor-motion.mp4", frames: 430)
         let snapshots = Tool.folder.appendingPathComponent("motion-snapshots-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: snapshots, withIntermediateDirectories: true)
         let r = try Tool.run([

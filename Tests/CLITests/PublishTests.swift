@@ -64,16 +64,26 @@ import Testing
         p.arguments = [
             "run", "demo", "--live", "--frames", "0", "--every-frame", "--size", "640x360", "--fps", "10",
             "--publish", broker.url + "/bs", "--node", "n1", "--spool", dir + "/spool", "--events", events, "--quiet",
+            "--control", "-",
         ]
+        let control = Pipe()
+        p.standardInput = control
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        func send(_ command: String) { control.fileHandleForWriting.write(Data((command + "\n").utf8)) }
         _ = sub.waitFor(10) { $0.count > 20 }
-        // The broker goes first: what it had sent the subscriber is printed, what it had not stays in the session.
+        // A quiet moment for the broker to go in: paused, and the subscriber has everything so far (what a broker
+        // does with messages in flight to a subscriber when it is itself stopped is not barscope's to test).
+        send("pause")
+        Thread.sleep(forTimeInterval: 1)
+        _ = sub.waitFor(10) { $0.count >= Self.fileLines(events).count }
         broker.stop()
         sub.stop()
         let before = sub.messages.map(\.payload)
+        // Events go on while the broker is away: they wait in the spool.
+        send("resume")
         Thread.sleep(forTimeInterval: outage)
         try broker.start()
         // The subscriber's session first (with persistence off the broker forgot it), then the spool drains once

@@ -57,13 +57,19 @@ public final class CycleDesk: Sendable {
 
     // MARK: the run's stages
 
-    /// A run begins: frame numbers start again at 0; commands not yet stamped wait for its first frame.
-    func beginRun() {
+    /// A run begins: frame numbers start again at 0; commands not yet stamped wait for its first frame. A cycle the
+    /// last run left open (it failed: a camera that went away) closes here, `closed_by` "error".
+    /// - Returns: that cycle, to report.
+    func beginRun() -> [CycleResult] {
         state.withLock { s in
+            var closed = s.cycles.finish(by: "error")
+            record(&closed, &s)
+            if !closed.isEmpty && !s.waiting.contains(where: { $0 != .end }) { s.open = nil }
             s.stamped.removeAll()
             s.view = nil
             s.ended = false
             s.cycles = ReadCycles(settings)
+            return closed
         }
     }
 

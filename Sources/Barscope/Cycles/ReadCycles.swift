@@ -170,10 +170,10 @@ public struct ReadCycles: Sendable {
         return closed
     }
 
-    /// End of stream: the open cycle closes with what it has.
-    public mutating func finish() -> [CycleResult] {
+    /// End of stream (or of a run that failed, `by: "error"`): the open cycle closes with what it has.
+    public mutating func finish(by reason: String = "eos") -> [CycleResult] {
         guard open != nil else { return [] }
-        return [close(at: lastPts, frame: lastFrame, by: "eos")]
+        return [close(at: lastPts, frame: lastFrame, by: reason)]
     }
 
     private mutating func begin(label: String?, at pts: UInt64?, by: String) {

@@ -10,26 +10,26 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
     // rd_kafka_poll on it); the inbox and the counters are behind locks.
     let target: PublishTarget
     let node: String
-    private let spool: Spool
+    let queue: SinkQueue
+    private var spool: Spool { queue.spool }
     private let report: @Sendable (Event) -> Void
-    private let inbox = Locked<[(instance: String, seq: Int, payload: String)]>([])
-    private let wake = NSCondition()
-    let counters = Locked(PublishCounters())
-    private let stopRequested = Locked(false)
-    private let finished = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
     private var producer: OpaquePointer? = nil
     private var topic: OpaquePointer? = nil
     private var sentThrough = 0
     private var inflight = 0
-    private var resendFrom: Int? = nil
+    /// Records whose delivery failed, to produce again (by themselves: the others are still in librdkafka's hands),
+    /// and how often each failed.
+    private var retry: [Int] = []
+    private var failures: [Int: Int] = [:]
     private var up = true
-    private var lastDropped = 0
+    private var fatalSaid = false
 
     /// - Throws: ``BarscopeError/badValue`` when librdkafka refuses the configuration.
     init(target: PublishTarget, node: String, spool: Spool, report: @escaping @Sendable (Event) -> Void) throws {
         self.target = target
         self.node = node
-        self.spool = spool
+        queue = SinkQueue(spool: spool, target: target, report: report)
         self.report = report
         sentThrough = spool.acked
         let conf = rd_kafka_conf_new()
@@ -70,29 +70,13 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
     func register(_ source: PublishSource) {}
     func unregister(_ instance: String) {}
 
-    func enqueue(instance: String, seq: Int, payload: String) {
-        inbox.withLock { $0.append((instance, seq, payload)) }
-        wake.lock()
-        wake.signal()
-        wake.unlock()
-    }
-
-    func stop(timeout: Double) {
-        stopRequested.withLock { $0 = true }
-        wake.lock()
-        wake.signal()
-        wake.unlock()
-        _ = finished.wait(timeout: .now() + timeout + 2)
-    }
-
     private func loop() {
-        while !stopRequested.withLock({ $0 }) {
-            drainInbox()
+        while !queue.stopping {
+            queue.drain()
             pump()
             rd_kafka_poll(producer, 20)
-            counters.withLock { $0.depth = spool.depth }
         }
-        drainInbox()
+        queue.drain()
         pump()
         rd_kafka_flush(producer, 3000)
         rd_kafka_poll(producer, 0)
@@ -104,32 +88,15 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
         finished.signal()
     }
 
-    private func drainInbox() {
-        let items = inbox.withLock { i -> [(instance: String, seq: Int, payload: String)] in
-            defer { i.removeAll() }
-            return i
-        }
-        for item in items {
-            if spool.append(instance: item.instance, seq: item.seq, payload: item.payload) {
-                counters.withLock { $0.spooled += 1 }
-            } else {
-                counters.withLock { $0.dropped["disk", default: 0] += 1 }
-            }
-        }
-        if spool.dropped > lastDropped {
-            let n = spool.dropped - lastDropped
-            lastDropped = spool.dropped
-            counters.withLock { $0.dropped["spool-full", default: 0] += n }
-            report(
-                .warning(
-                    message: "\(target): the spool is full: the \(n) oldest events were dropped", source: "publish"))
-        }
-    }
-
     private func pump() {
-        if let from = resendFrom {
-            sentThrough = min(sentThrough, from - 1)
-            resendFrom = nil
+        // First what failed, by itself, in order.
+        if !retry.isEmpty {
+            let again = retry.sorted()
+            retry.removeAll()
+            for index in again {
+                guard let record = spool.unacknowledged.first(where: { $0.index == index }) else { continue }
+                if !produce(record) { retry.append(index) }
+            }
         }
         for record in spool.unacknowledged where record.index > sentThrough {
             guard inflight < 10_000 else { break }
@@ -137,21 +104,24 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
                 sentThrough = record.index
                 continue
             }
-            let payload = Array(record.payload.utf8)
-            let key = Array(record.instance.utf8)
-            let opaque = UnsafeMutableRawPointer(bitPattern: record.index)
-            let rc = payload.withUnsafeBytes { p in
-                key.withUnsafeBytes { k in
-                    rd_kafka_produce(
-                        topic, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
-                        UnsafeMutableRawPointer(mutating: p.baseAddress),
-                        p.count, k.baseAddress, k.count, opaque)
-                }
-            }
-            guard rc == 0 else { break }  // the producer's queue is full: later
-            inflight += 1
+            guard produce(record) else { break }  // the producer's queue is full: later
             sentThrough = record.index
         }
+    }
+
+    private func produce(_ record: Spool.Record) -> Bool {
+        let payload = Array(record.payload.utf8)
+        let key = Array(record.instance.utf8)
+        let opaque = UnsafeMutableRawPointer(bitPattern: record.index)
+        let rc = payload.withUnsafeBytes { p in
+            key.withUnsafeBytes { k in
+                rd_kafka_produce(
+                    topic, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, UnsafeMutableRawPointer(mutating: p.baseAddress),
+                    p.count, k.baseAddress, k.count, opaque)
+            }
+        }
+        if rc == 0 { inflight += 1 }
+        return rc == 0
     }
 
     private func delivered(_ message: rd_kafka_message_t) {
@@ -168,7 +138,29 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
                 report(.broker(connected: true, sink: target.description, reason: nil))
             }
         } else {
-            resendFrom = min(resendFrom ?? index, index)
+            // librdkafka gave up on it (it retries what can be retried by itself): again, a few times, then it is
+            // dropped, counted and said (a record too large, a topic refused: trying forever would block nothing
+            // but would never end).
+            let n = (failures[index] ?? 0) + 1
+            failures[index] = n
+            if n < 5 {
+                retry.append(index)
+            } else {
+                failures[index] = nil
+                spool.acknowledge(index)
+                counters.withLock { $0.dropped["rejected", default: 0] += 1 }
+                report(
+                    .warning(
+                        message:
+                            "\(target): an event was refused 5 times (\(String(cString: rd_kafka_err2str(message.err)))); "
+                            + "dropped", source: "publish"))
+            }
+        }
+        if rd_kafka_fatal_error(producer, nil, 0) != RD_KAFKA_RESP_ERR_NO_ERROR, !fatalSaid {
+            fatalSaid = true
+            report(
+                .warning(
+                    message: "\(target): the producer hit a fatal error; events wait in the spool", source: "publish"))
         }
     }
 

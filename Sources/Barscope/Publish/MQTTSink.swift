@@ -12,15 +12,12 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     // behind locks.
     let target: PublishTarget
     let node: String
-    private let spool: Spool
+    let queue: SinkQueue
+    private var spool: Spool { queue.spool }
     private let report: @Sendable (Event) -> Void
-    private let inbox = Locked<[(instance: String, seq: Int, payload: String)]>([])
-    private let wake = NSCondition()
     private let registry = Locked<[String: PublishSource]>([:])
-    let counters = Locked(PublishCounters())
-    private let stopRequested = Locked(false)
     private var thread: Thread? = nil
-    private let finished = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
 
     private var mosq: OpaquePointer? = nil
     private var connected = false
@@ -33,7 +30,6 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     private var everConnected = false
     private var warnedUnreachable = false
     private var lastStatus: [String: (text: String, at: ContinuousClock.Instant)] = [:]
-    private var lastDropped = 0
     /// How the first connection went (the preflight waits for it).
     private let firstOutcome = Locked<FirstOutcome?>(nil)
     enum FirstOutcome: Equatable {
@@ -43,12 +39,18 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     }
 
     private var prefix: String { target.path }
-    private var clientID: String { "barscope-\(node)" }
+    /// Stable for a spool (so a restart is the same client) and different for another process's spool (a broker
+    /// lets only one connection have a client id).
+    private var clientID: String {
+        var hash: UInt32 = 2_166_136_261
+        for b in spool.folder.utf8 { hash = (hash ^ UInt32(b)) &* 16_777_619 }
+        return "barscope-\(node)-\(String(hash, radix: 36))"
+    }
 
     init(target: PublishTarget, node: String, spool: Spool, report: @escaping @Sendable (Event) -> Void) {
         self.target = target
         self.node = node
-        self.spool = spool
+        queue = SinkQueue(spool: spool, target: target, report: report)
         self.report = report
         sentThrough = spool.acked
         mosquitto_lib_init()
@@ -74,7 +76,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     func register(_ source: PublishSource) {
         registry.withLock { $0[source.instance] = source }
         unsubscribed.withLock { _ = $0.insert(source.instance) }
-        poke()
+        queue.poke()
     }
 
     /// Instances registered while connected, whose control topic the thread subscribes next.
@@ -82,30 +84,12 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
 
     func unregister(_ instance: String) { registry.withLock { $0[instance] = nil } }
 
-    func enqueue(instance: String, seq: Int, payload: String) {
-        inbox.withLock { $0.append((instance, seq, payload)) }
-        poke()
-    }
-
-    private func poke() {
-        wake.lock()
-        wake.signal()
-        wake.unlock()
-    }
-
-    /// Sends what it can for at most `timeout` seconds, says `offline`, disconnects. Blocks.
-    func stop(timeout: Double) {
-        stopRequested.withLock { $0 = true }
-        poke()
-        _ = finished.wait(timeout: .now() + timeout + 2)
-    }
-
     // MARK: the sink's thread
 
     private func loop() {
-        while !stopRequested.withLock({ $0 }) { turn() }
+        while !queue.stopping { turn() }
         // Stopping: what is queued goes to the spool; what the broker takes in 3 s is sent.
-        drainInbox()
+        queue.drain()
         let deadline = ContinuousClock.now + .seconds(3)
         while connected && spool.depth > 0 && ContinuousClock.now < deadline {
             pump()
@@ -125,13 +109,10 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     }
 
     private func turn() {
-        drainInbox()
+        queue.drain()
         if mosq == nil && ContinuousClock.now >= nextAttempt { connect() }
         guard let mosq else {
-            publishCounters()
-            wake.lock()
-            _ = wake.wait(until: Date(timeIntervalSinceNow: 0.05))
-            wake.unlock()
+            queue.idle(0.05)
             return
         }
         if connected {
@@ -152,34 +133,12 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
             reset = String(cString: mosquitto_strerror(rc))
         }
         if let why = reset { dropConnection(why) }
-        publishCounters()
-    }
-
-    private func drainInbox() {
-        let items = inbox.withLock { i -> [(instance: String, seq: Int, payload: String)] in
-            defer { i.removeAll() }
-            return i
-        }
-        for item in items {
-            if spool.append(instance: item.instance, seq: item.seq, payload: item.payload) {
-                counters.withLock { $0.spooled += 1 }
-            } else {
-                counters.withLock { $0.dropped["disk", default: 0] += 1 }
-            }
-        }
-        if spool.dropped > lastDropped {
-            let n = spool.dropped - lastDropped
-            lastDropped = spool.dropped
-            counters.withLock { $0.dropped["spool-full", default: 0] += n }
-            report(
-                .warning(
-                    message: "\(target): the spool is full (\(spool.maxBytes >> 20) MB): the \(n) oldest events "
-                        + "were dropped", source: "publish"))
-        }
     }
 
     private func connect() {
-        guard let m = mosquitto_new(clientID, false, Unmanaged.passUnretained(self).toOpaque()) else { return }
+        // A clean session: what goes out comes from the spool, and control commands sent while away are not
+        // replayed minutes late (a `cycle start` belongs to the frame it was given on).
+        guard let m = mosquitto_new(clientID, true, Unmanaged.passUnretained(self).toOpaque()) else { return }
         mosq = m
         connected = false
         reset = nil
@@ -335,8 +294,4 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         }
     }
 
-    private func publishCounters() {
-        let depth = spool.depth + inbox.withLock { $0.count }
-        counters.withLock { $0.depth = depth }
-    }
 }

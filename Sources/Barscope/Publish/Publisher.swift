@@ -60,12 +60,27 @@ public struct PublishCounters: Sendable {
 
 protocol PublishSink: AnyObject, Sendable {
     var target: PublishTarget { get }
-    var counters: Locked<PublishCounters> { get }
+    /// Events on their way to the spool, and the counts.
+    var queue: SinkQueue { get }
+    /// Signalled when the sink's thread has ended.
+    var finished: DispatchSemaphore { get }
     func start()
     func register(_ source: PublishSource)
     func unregister(_ instance: String)
-    func enqueue(instance: String, seq: Int, payload: String)
-    func stop(timeout: Double)
+}
+
+extension PublishSink {
+    var counters: Locked<PublishCounters> { queue.counters }
+
+    func enqueue(instance: String, seq: Int, payload: String) {
+        queue.enqueue(instance: instance, seq: seq, payload: payload)
+    }
+
+    /// Sends what the broker takes within `timeout` seconds, then ends the sink's thread. Blocks.
+    func stop(timeout: Double) {
+        queue.requestStop()
+        _ = finished.wait(timeout: .now() + timeout + 2)
+    }
 }
 
 /// Where `--publish` settings go: the brokers, the node's name, the spool.
@@ -150,12 +165,20 @@ public final class Publisher: Sendable {
         let stored = (try? String(contentsOfFile: seqFile, encoding: .utf8)).flatMap {
             Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        return PublishChannel(
+        let channel = PublishChannel(
             publisher: self, instance: source.instance, next: max(stored ?? 0, lastSeq[source.instance] ?? 0) + 1,
             seqFile: seqFile)
+        channels.withLock { $0[source.instance] = channel }
+        return channel
     }
 
-    public func unregister(_ instance: String) { for s in sinks { s.unregister(instance) } }
+    public func unregister(_ instance: String) {
+        for s in sinks { s.unregister(instance) }
+        channels.withLock { $0.removeValue(forKey: instance) }?.save()
+    }
+
+    /// Each instance's channel, so that a stop saves where its seq stands.
+    private let channels = Locked<[String: PublishChannel]>([:])
 
     func enqueue(instance: String, seq: Int, payload: String) {
         for s in sinks { s.enqueue(instance: instance, seq: seq, payload: payload) }
@@ -163,6 +186,7 @@ public final class Publisher: Sendable {
 
     /// Sends what the brokers take within `timeout` seconds (the rest stays spooled for the next start). Blocks.
     public func stop(timeout: Double = 3) {
+        for c in channels.withLock({ Array($0.values) }) { c.save() }
         for s in sinks { s.stop(timeout: timeout) }
     }
 
@@ -186,11 +210,10 @@ public final class PublishChannel: Sendable {
         state = Locked((next, ContinuousClock.now - .seconds(10)))
     }
 
-    /// The event as its JSON line with `id` and `seq`, queued for every sink; the caller writes the same line to its
-    /// events file, so that the file and the brokers agree.
+    /// The event as its JSON line with `id` and `seq`, queued for every sink and handed to `deliver` (the events
+    /// file, the service's stream) under the same lock, so that the file and the brokers have the same order.
     @discardableResult
-    public func publish(_ event: Event) -> String {
-        // Stamped and queued under one lock: the sinks get this instance's events in seq order.
+    public func publish(_ event: Event, deliver: ((String) -> Void)? = nil) -> String {
         state.withLock { s in
             let seq = s.next
             s.next += 1
@@ -199,15 +222,21 @@ public final class PublishChannel: Sendable {
             fields.insert(contentsOf: [("id", .string(id)), ("seq", .int(seq))], at: min(1, fields.count))
             let line = JSONValue.object(fields).encoded()
             publisher.enqueue(instance: instance, seq: seq, payload: line)
-            // The next seq survives a restart (the spool keeps the rest); at most once a second.
+            deliver?(line)
+            // The next seq survives a restart (the spool keeps the rest); at most once a second, and at the stop.
             if ContinuousClock.now - s.savedAt > .seconds(1) {
                 s.savedAt = ContinuousClock.now
-                let tmp = seqFile + ".tmp"
-                if FileManager.default.createFile(atPath: tmp, contents: Data("\(seq)\n".utf8)) {
-                    _ = rename(tmp, seqFile)
-                }
+                write(seq)
             }
             return line
         }
+    }
+
+    /// Saves where the seq stands (the stop; a kill -9 leaves at most a second, which the spool still holds).
+    func save() { state.withLock { write($0.next - 1) } }
+
+    private func write(_ seq: Int) {
+        let tmp = seqFile + ".tmp"
+        if FileManager.default.createFile(atPath: tmp, contents: Data("\(seq)\n".utf8)) { _ = rename(tmp, seqFile) }
     }
 }

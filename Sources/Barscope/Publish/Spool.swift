@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// One sink's events on disk from the moment they are given until the broker acknowledges them (MQTT's PUBACK,
 /// Kafka's delivery report), so that a broker that is away, or a barscope killed with -9, loses nothing.
@@ -30,6 +31,7 @@ final class Spool {
     private var segments: [(first: Int, path: String, bytes: Int)] = []
     private var current: FileHandle? = nil
     private var ackDirty = false
+    private var lockDescriptor: Int32 = -1
     private var lastAckWrite = ContinuousClock.now
     /// Segments are small against the bound, so that a full spool drops only its oldest part.
     let segmentBytes: Int
@@ -55,6 +57,13 @@ final class Spool {
             throw BarscopeError.badInput("--spool \(folder): the folder is not writable")
         }
         try? fm.removeItem(atPath: probe)
+        // One process per spool: two would write the same segment names and each other's acknowledgements.
+        lockDescriptor = open((folder as NSString).appendingPathComponent("lock"), O_RDWR | O_CREAT, 0o644)
+        guard lockDescriptor >= 0, flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            if lockDescriptor >= 0 { Glibc.close(lockDescriptor) }
+            throw BarscopeError.badInput(
+                "--spool \(folder): in use by another barscope (give each process its own --spool or --node)")
+        }
         if let text = try? String(contentsOfFile: path("acked"), encoding: .utf8),
             let n = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
         {
@@ -70,6 +79,11 @@ final class Spool {
         for (first, name) in sorted {
             let p = path(name)
             guard let data = fm.contents(atPath: p) else { continue }
+            // An empty segment (rolled, never written) is left over: it goes, so that no name is used twice.
+            if data.isEmpty {
+                try? fm.removeItem(atPath: p)
+                continue
+            }
             segments.append((first, p, data.count))
             for line in data.split(separator: 10) {
                 let fields = line.split(separator: 9, maxSplits: 3, omittingEmptySubsequences: false)
@@ -120,6 +134,8 @@ final class Spool {
     private func roll(first: Int) {
         try? current?.close()
         let p = path(String(format: "seg-%012d.log", first))
+        // The same name twice would make one entry's removal delete the other's file.
+        if segments.last?.path == p { segments.removeLast() }
         _ = FileManager.default.createFile(atPath: p, contents: nil)
         current = FileHandle(forWritingAtPath: p)
         _ = try? current?.seekToEnd()
@@ -182,6 +198,10 @@ final class Spool {
                 lost += 1
             }
             dropped += lost
+            if pendingStart > 4096 && pendingStart * 2 > pending.count {
+                pending.removeFirst(pendingStart)
+                pendingStart = 0
+            }
             if limit - 1 > acked {
                 acked = limit - 1
                 ackedOutOfOrder = ackedOutOfOrder.filter { $0 > acked }
@@ -195,5 +215,9 @@ final class Spool {
         try? current?.synchronize()
         try? current?.close()
         current = nil
+        if lockDescriptor >= 0 {
+            Glibc.close(lockDescriptor)
+            lockDescriptor = -1
+        }
     }
 }

@@ -128,7 +128,7 @@ final class ScanRun: Sendable {
         let ledger = FrameLedger(frameAccurate: !live, drawn: c.draws)
         let metrics = RunMetrics(histogram: histogram)
         let timeline = RegionTimeline(settings: settings)
-        cycles.beginRun()
+        for c in cycles.beginRun() { emit(.cycle(c, snapshot: nil)) }
         let teeStage = TeeStage(
             timeline: timeline, ledger: ledger, crop: crop, recordingCrop: pipeline.child("reccrop"), cycles: cycles,
             emit: emit)

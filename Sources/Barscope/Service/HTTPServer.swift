@@ -15,9 +15,11 @@ public struct HTTPRequest: Sendable {
 /// constant time, request bodies limited before they are read, one route function for every request.
 /// Used on the main loop's thread only.
 ///
-/// The token comes in `Authorization: Bearer TOKEN`, or, for GET only, in the cookie `barscope_token` (what a
-/// browser's `<img>` and `EventSource` can send; a cookie never changes anything, so a page of another site that
-/// makes the browser send it can only ask for what it cannot read).
+/// The token comes in `Authorization: Bearer TOKEN`, or, for GET only, in the cookie `barscope_token_PORT` (what a
+/// browser's `EventSource` can send; a cookie never changes anything, so a page of another site that makes the
+/// browser send it can only ask for what it cannot read; the port in its name keeps it from another service of
+/// the same host). A request from a browser page of another origin (its `Origin` header) is refused: a page the
+/// operator has open elsewhere cannot start pipelines on a loopback service that has no token.
 public final class HTTPServer: @unchecked Sendable {
     /// Request bodies above this are refused (413) before they are read.
     public static let maxBody = 64 * 1024
@@ -109,7 +111,7 @@ public final class HTTPServer: @unchecked Sendable {
         if let authorization = header(msg, "Authorization") {
             return Self.same(Array(authorization.utf8), Array("Bearer ".utf8) + token)
         }
-        if method == "GET", let cookie = Self.cookie("barscope_token", in: header(msg, "Cookie")) {
+        if method == "GET", let cookie = Self.cookie("barscope_token_\(port)", in: header(msg, "Cookie")) {
             return Self.same(Array(cookie.utf8), token)
         }
         return false
@@ -146,6 +148,13 @@ public final class HTTPServer: @unchecked Sendable {
             soup_message_body_set_accumulate(soup_server_message_get_request_body(msg), 0)
             soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection", "close")
             exchange.error(status, why)
+        }
+        // Browsers send Origin with every request that could change something; ours comes from our own page.
+        if let origin = header(msg, "Origin"), let host = header(msg, "Host"),
+            origin != "http://\(host)" && origin != "https://\(host)"
+        {
+            refuse(403, "a request from the page of another origin (\(origin))")
+            return
         }
         if !authorized(msg) {
             soup_message_headers_replace(

@@ -50,9 +50,11 @@ enum PrometheusText {
             for (sink, k) in sinks { line("barscope_events_published_total", [("sink", sink)], "\(k.published)") }
             family("barscope_events_spooled_total", "counter", "Events written to the spool.")
             for (sink, k) in sinks { line("barscope_events_spooled_total", [("sink", sink)], "\(k.spooled)") }
-            family("barscope_events_dropped_total", "counter", "Events dropped: the spool was full, or the disk.")
+            family(
+                "barscope_events_dropped_total", "counter",
+                "Events dropped: the spool was full, the disk, or the broker refused them.")
             for (sink, k) in sinks {
-                for reason in ["spool-full", "disk"] {
+                for reason in ["spool-full", "disk", "rejected"] {
                     line(
                         "barscope_events_dropped_total", [("sink", sink), ("reason", reason)],
                         "\(k.dropped[reason] ?? 0)")

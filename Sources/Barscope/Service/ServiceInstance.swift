@@ -80,7 +80,11 @@ public final class ServiceInstance: @unchecked Sendable {
             default: break
             }
         }
-        events.append(channel.load()?.publish(event) ?? event.jsonLine)
+        if let channel = channel.load() {
+            channel.publish(event) { [events] in events.append($0) }
+        } else {
+            events.append(event.jsonLine)
+        }
         notify(self)
     }
 

@@ -19,6 +19,7 @@ const state = {
   tracksSeen: new Set(),      // "instance/track" seen (the first row of each gets the snapshot)
   snapshots: new Map(),      // "instance/track" → snapshot URL
   types: new Set(),
+  lastSeq: new Map(),        // instance → the newest event's number in the service's ring
   received: 0,               // events since the page opened (the test and the rate read it)
   rate: 0,
   stream: null,
@@ -60,7 +61,8 @@ $("#token-form").addEventListener("submit", (e) => {
   state.token = $("#token").value.trim();
   sessionStorage.setItem("barscope-token", state.token);
   // The event stream (EventSource) cannot send a header: for GET only, the service also reads this cookie.
-  document.cookie = "barscope_token=" + encodeURIComponent(state.token) + "; path=/; SameSite=Strict";
+  // (Named for this service's port: a cookie goes to every port of the host.)
+  document.cookie = `barscope_token_${location.port || 80}=${encodeURIComponent(state.token)}; path=/; SameSite=Strict`;
   $("#token-form").hidden = true;
   start();
 });
@@ -438,6 +440,10 @@ function connect() {
   });
   es.onmessage = (m) => {
     const item = JSON.parse(m.data);
+    // A reconnect sends the backlog again: what was seen already is skipped (far lower: the service restarted).
+    const last = state.lastSeq.get(item.instance) || 0;
+    if (item.seq <= last && item.seq > last - 1000) return;
+    state.lastSeq.set(item.instance, item.seq);
     item.arrived = new Date();
     state.received += 1;
     item.n = state.received;
@@ -568,27 +574,22 @@ function row(item) {
   return tr;
 }
 
-async function attachSnapshot(tr, url) {
+// The snapshot by its route (a GET: the token, when there is one, goes in the cookie), loaded lazily.
+function attachSnapshot(tr, url) {
   const td = tr.cells[6];
   if (!td || td.dataset.snapshot) return;
   td.dataset.snapshot = url;
-  td.textContent = "…";
-  try {
-    const r = await fetch(url, { headers: headers() });
-    if (!r.ok) { td.textContent = "–"; return; }
-    const blob = URL.createObjectURL(await r.blob());
-    const img = document.createElement("img");
-    img.className = "thumb";
-    img.alt = "snapshot " + url.split("/").pop();
-    img.src = blob;
-    const a = document.createElement("a");
-    a.target = "_blank";
-    a.href = blob;
-    a.append(img);
-    td.replaceChildren(a);
-  } catch (_) {
-    td.textContent = "–";
-  }
+  const img = document.createElement("img");
+  img.className = "thumb";
+  img.alt = "snapshot " + url.split("/").pop();
+  img.loading = "lazy";
+  img.onerror = () => { td.textContent = "–"; };
+  img.src = url;
+  const a = document.createElement("a");
+  a.target = "_blank";
+  a.href = url;
+  a.append(img);
+  td.replaceChildren(a);
 }
 
 async function copyText(text, button) {
