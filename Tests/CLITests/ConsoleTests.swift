@@ -84,3 +84,27 @@ import Testing
         #expect(r["token"] as? String == "accepted")
     }
 }
+
+/// The console's protections without a browser: a request from a page of another origin is refused; the page's own
+/// files need no token, everything else does, and the token cookie counts for GET only.
+@Suite struct ConsoleGuardTests {
+    @Test func anotherOriginAndTheCookie() throws {
+        let token = "guard-test-token-\(UUID().uuidString)"
+        let service = try Service(token: token)
+        defer { _ = service.terminate() }
+        let foreign = try service.request(
+            "POST", "/v1/pipelines/demo/instances", json: [:], headers: ["Origin": "http://evil.example"])
+        #expect(foreign.status == 403)
+        #expect(try service.request("GET", "/", withToken: false).status == 200)
+        #expect(try service.request("GET", "/console.js", withToken: false).status == 200)
+        #expect(try service.request("GET", "/v1/instances", withToken: false).status == 401)
+        let cookie = ["Cookie": "barscope_token_\(service.port)=\(token)"]
+        #expect(try service.request("GET", "/v1/instances", headers: cookie, withToken: false).status == 200)
+        #expect(
+            try service.request("POST", "/v1/pipelines/nope/instances", json: [:], headers: cookie, withToken: false)
+                .status == 401)
+        // Another port's cookie is not this service's.
+        let other = ["Cookie": "barscope_token_1=\(token)"]
+        #expect(try service.request("GET", "/v1/instances", headers: other, withToken: false).status == 401)
+    }
+}

@@ -190,6 +190,28 @@ import Testing
             #expect(!r.stderr.contains("secret"))
             #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
         }
+        // One process per spool: a second one is refused before it starts.
+        let shared = Self.folder("shared-spool")
+        let holder = Process()
+        holder.executableURL = Tool.url
+        holder.arguments = [
+            "run", "demo", "--live", "--frames", "0", "--quiet", "--publish", "mqtt://127.0.0.1:1/bs", "--spool",
+            shared,
+            "--events", "/dev/null",
+        ]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline && !FileManager.default.fileExists(atPath: shared + "/mqtt-127.0.0.1-1-bs/lock") {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let second = try Tool.run(
+            ["run", "demo", "--frames", "5", "--quiet", "--publish", "mqtt://127.0.0.1:1/bs", "--spool", shared])
+        #expect(second.status == 2)
+        #expect(second.stderr.contains("in use by another barscope"), "\(second.stderr)")
+
         // A wrong password: one line naming the user, never the password.
         let broker = try Broker(users: ["scanner": "right-password"])
         let wrong = try Tool.run(

@@ -88,6 +88,8 @@ final class Service: @unchecked Sendable {
         var r = URLRequest(url: URL(string: base + path)!)
         r.httpMethod = method
         r.timeoutInterval = timeout
+        // A Cookie header is the test's own (URLSession's cookie store would add or drop one).
+        r.httpShouldHandleCookies = false
         if let json { r.httpBody = try JSONSerialization.data(withJSONObject: json) }
         if let raw { r.httpBody = raw }
         if let token, withToken { r.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }

@@ -193,6 +193,12 @@ function update(c, s) {
   $(".frames", r).textContent = s.frames;
   $(".dropped", r).textContent = s.frames_dropped;
   $(".restarts", r).textContent = s.restarts;
+  const cycles = $(".cycles", r);
+  cycles.parentElement.hidden = !s.cycles;
+  if (s.cycles) {
+    cycles.textContent = `${s.cycles.good}/${s.cycles.total} good (${(s.cycles.read_rate * 100).toFixed(1)} %)`;
+    cycles.title = `noread ${s.cycles.noread}, multiple ${s.cycles.multiple}, mismatch ${s.cycles.mismatch}`;
+  }
   $(".last-error", r).textContent = s.error || "";
   c.ended = ["completed", "stopped", "failed"].includes(s.state);
   r.classList.toggle("ended", c.ended);
@@ -215,7 +221,10 @@ function update(c, s) {
 // The status every second: the chart's points (codes/min from the change in codes, over ten seconds).
 function record(c, s) {
   const now = Date.now() / 1000;
-  c.history.push({ t: now, fps: s.state === "playing" ? s.fps : 0, codes: s.codes });
+  c.history.push({
+    t: now, fps: s.state === "playing" ? s.fps : 0, codes: s.codes,
+    readRate: s.cycles ? s.cycles.read_rate * 100 : null,
+  });
   while (c.history.length && c.history[0].t < now - HISTORY_SECONDS) c.history.shift();
   drawChart(c);
 }
@@ -388,6 +397,10 @@ function drawChart(c) {
     { values: pts.map((p) => p.fps), color: "#1f6feb", label: "frames/s" },
     { values: perMin, color: "#1a7f37", label: "codes/min" },
   ];
+  // Read cycles: the read rate (good reads of all cycles, %), once there are any.
+  if (pts.some((p) => p.readRate !== null)) {
+    series.push({ values: pts.map((p) => p.readRate ?? 0), color: "#9a6700", label: "read rate %" });
+  }
   g.font = "10px system-ui, sans-serif";
   series.forEach((s, k) => {
     const max = Math.max(1, ...s.values);
@@ -402,7 +415,7 @@ function drawChart(c) {
     g.stroke();
     g.fillStyle = s.color;
     const last = s.values.length ? s.values[s.values.length - 1] : 0;
-    g.fillText(`${s.label} ${last.toFixed(1)} (max ${max.toFixed(0)})`, 4 + k * 150, 10);
+    g.fillText(`${s.label} ${last.toFixed(1)}`, 4 + k * 105, 10);
   });
   g.fillStyle = "#6b7280";
   g.fillText("5 min", w - 28, h - 3);
