@@ -142,11 +142,8 @@ enum RunCommand {
             name: "run", configuration: c, restart: .onError, backoff: reconnect,
             condition: .networkStreamsThatPlayed
         ) { event in
-            if let channel = stamping.load() {
-                channel.publish(event) { writer.write(line: $0) }
-            } else {
-                writer.write(event)
-            }
+            // The controller's delivery thread only: stamped and written in one order.
+            writer.write(line: stamping.load()?.publish(event) ?? event.jsonLine)
             // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
             if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
         }
@@ -154,21 +151,11 @@ enum RunCommand {
         if let publisher {
             let ch = publisher.channel(.controller(instance, controller))
             stamping.withLock { $0 = ch }
-            publisher.onEvent { event in
-                ch.publish(event) { writer.write(line: $0) }
-                if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
-            }
+            publisher.onEvent { [weak controller] event in controller?.report(event) }
         }
         StopSignals.watch(controller) { writer.abandon() }
         let channel = try controlPath.map {
-            try ControlChannel(path: $0, controller: controller) {
-                let event = $0
-                if let channel = stamping.load() {
-                    channel.publish(event) { writer.write(line: $0) }
-                } else {
-                    writer.write(event)
-                }
-            }
+            try ControlChannel(path: $0, controller: controller) { [weak controller] in controller?.report($0) }
         }
         defer { withExtendedLifetime(channel) {} }
         let summary: RunSummary

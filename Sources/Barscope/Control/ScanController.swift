@@ -106,6 +106,10 @@ public final class ScanController: Sendable {
     /// Why the controller ended, when an error ended it.
     public var failure: BarscopeError? { done.withLock { $0.failure } }
 
+    /// An event from outside the runs (a broker, a control channel) joins theirs: delivered to the observer by the
+    /// same thread, in the order given, so that the observer is the one writer of the events. Never waits.
+    public func report(_ event: Event) { outbox.post(event) }
+
     /// How far the running pipeline has got (nil between runs).
     public var progress: ScanProgress? {
         guard var p = current.withLock({ $0 })?.progress else { return nil }

@@ -103,9 +103,9 @@ public final class CycleDesk: Sendable {
             // Opened or closed by the cycles themselves (auto, timeout, gap): what commands see follows, unless a
             // command given since says otherwise.
             if s.cycles.isOpen && !wasOpen && s.open == nil { s.open = (s.cycles.current?.label, false) }
-            let startPending = (s.waiting + s.stamped.map(\.command)).contains { $0 != .end }
-            if !s.cycles.isOpen, !startPending,
-                closed.contains(where: { $0.closedBy != "command" && $0.closedBy != "restart" })
+            // (Checked only when a cycle closed by itself: nothing is built on the frames in between.)
+            if !s.cycles.isOpen, closed.contains(where: { $0.closedBy != "command" && $0.closedBy != "restart" }),
+                !s.waiting.contains(where: { $0 != .end }), !s.stamped.contains(where: { $0.command != .end })
             {
                 s.open = nil
             }

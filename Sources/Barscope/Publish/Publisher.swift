@@ -210,10 +210,10 @@ public final class PublishChannel: Sendable {
         state = Locked((next, ContinuousClock.now - .seconds(10)))
     }
 
-    /// The event as its JSON line with `id` and `seq`, queued for every sink and handed to `deliver` (the events
-    /// file, the service's stream) under the same lock, so that the file and the brokers have the same order.
+    /// The event as its JSON line with `id` and `seq`, queued for every sink. Called by one thread (the controller's
+    /// delivery thread), which writes the same line to its events file: the file and the brokers have one order.
     @discardableResult
-    public func publish(_ event: Event, deliver: ((String) -> Void)? = nil) -> String {
+    public func publish(_ event: Event) -> String {
         state.withLock { s in
             let seq = s.next
             s.next += 1
@@ -222,7 +222,6 @@ public final class PublishChannel: Sendable {
             fields.insert(contentsOf: [("id", .string(id)), ("seq", .int(seq))], at: min(1, fields.count))
             let line = JSONValue.object(fields).encoded()
             publisher.enqueue(instance: instance, seq: seq, payload: line)
-            deliver?(line)
             // The next seq survives a restart (the spool keeps the rest); at most once a second, and at the stop.
             if ContinuousClock.now - s.savedAt > .seconds(1) {
                 s.savedAt = ContinuousClock.now

@@ -80,11 +80,7 @@ public final class ServiceInstance: @unchecked Sendable {
             default: break
             }
         }
-        if let channel = channel.load() {
-            channel.publish(event) { [events] in events.append($0) }
-        } else {
-            events.append(event.jsonLine)
-        }
+        events.append(channel.load()?.publish(event) ?? event.jsonLine)
         notify(self)
     }
 
