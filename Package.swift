@@ -70,8 +70,8 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Barscope", "CGStreamer", "CBarscope", "CCairo", "CGStreamerRTSPServer", "CTestRTSPServer",
-                "TestSupport",
+                "Barscope", "CGStreamer", "CGStreamerApp", "CBarscope", "CCairo", "CGStreamerRTSPServer",
+                "CTestRTSPServer", "TestSupport",
             ],
             exclude: ["Goldens"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope", "TestSupport"]),

@@ -64,7 +64,8 @@ final class ElementState: @unchecked Sendable {
             return s
         }())
     var styleKey: String? = nil
-    var pool: ScanWorkerPool? = nil
+    /// Its place in the process's scanning pool (a file's lane: frames wait, never dropped).
+    var pool: ScanLane? = nil
     var poolKey: (threads: Int, symbologies: String?, engine: Engine) = (0, nil, .zbar)
     var submitted = 0
     /// Results back in frame order through the tracker: the same sequencer as the tool's runs.
@@ -76,7 +77,7 @@ final class ElementState: @unchecked Sendable {
 
     init(filter: UnsafeMutablePointer<GstVideoFilter>?) { self.filter = filter }
 
-    deinit { pool?.stop() }
+    deinit { pool?.close() }
 
     /// Takes the settings that changed (their strings are only given when the generation moved).
     func configure(_ s: BarscopeSettings) {
@@ -139,9 +140,12 @@ final class ElementState: @unchecked Sendable {
             if pool == nil || poolKey.threads != threads || poolKey.symbologies != symbologies
                 || poolKey.engine != engine
             {
-                pool?.stop()
-                pool = ScanWorkerPool(workers: threads, settings: settings, engine: engine) {
-                    [weak self] scanner, job in
+                pool?.close()
+                let (settings, engine) = (settings, engine)
+                pool = ScanPool.shared.open(
+                    name: "element", live: false, maxInFlight: threads,
+                    makeReader: { BarcodeReader(engine: engine, settings: settings) }
+                ) { [weak self] scanner, job in
                     self?.scanQueued(job, with: scanner)
                 }
                 poolKey = (threads, symbologies, engine)
@@ -156,7 +160,8 @@ final class ElementState: @unchecked Sendable {
             queued.sample = gst_sample_ref(sample)
             regions.withLock { $0[sequence] = region }
             pending_.withLock { $0[sequence] = queued }
-            pool?.submit(ScanWorkerPool.Job(sequence: sequence, frame: sequence, ptsNs: nil, sample: sample))
+            // The element's own count is the frame's number: its lane never drops, so frames leave in that order.
+            pool?.submit(ScanPool.Job(frame: sequence, ptsNs: nil, sample: sample))
             return true
         }
         // Synchronous: scan, report and draw before the frame goes on (the stock element's behaviour).
@@ -191,9 +196,9 @@ final class ElementState: @unchecked Sendable {
 
     /// A scanning thread: scan the frame's region, then post every frame that is ready, in order. Posting happens
     /// under the sequencer's lock: messages must leave in frame order, and posting to the bus does not call back.
-    func scanQueued(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
-        guard let region = regions.withLock({ $0.removeValue(forKey: job.sequence) }),
-            let pending = pending_.withLock({ $0.removeValue(forKey: job.sequence) })
+    func scanQueued(_ job: ScanPool.Job, with scanner: BarcodeReader) {
+        guard let region = regions.withLock({ $0.removeValue(forKey: job.frame) }),
+            let pending = pending_.withLock({ $0.removeValue(forKey: job.frame) })
         else { return }
         let mapping = CropMapping(region: region)
         let detections: [Detection] =
@@ -203,7 +208,7 @@ final class ElementState: @unchecked Sendable {
             } ?? []
         delivery.withLock { d in
             let ready = d.add(
-                .init(sequence: job.sequence, frame: -1, ptsNs: nil, detections: detections, payload: pending))
+                .init(sequence: job.frame, frame: -1, ptsNs: nil, detections: detections, payload: pending))
             for r in ready {
                 if let sample = r.payload.sample, let buffer = gst_sample_get_buffer(sample) { post(r, buffer: buffer) }
                 if let sample = r.payload.sample { gst_sample_unref(sample) }

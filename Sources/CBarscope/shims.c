@@ -1,6 +1,7 @@
 #include "CBarscope.h"
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
 
 void bs_set_string(gpointer o, const char *n, const char *v) { g_object_set(o, n, v, NULL); }
 void bs_set_int(gpointer o, const char *n, gint v) { g_object_set(o, n, v, NULL); }
@@ -61,3 +62,28 @@ void bs_install_signal_handlers(void) {
 }
 int bs_stop_requests(void) { return stop_requests; }
 int bs_last_signal(void) { return last_signal; }
+
+// A video decoder made anywhere inside `bin` (decodebin's avdec_h264, vp8dec, ...) gets at most `threads` threads:
+// many streams in one process must not each start a thread per core. deep-element-added fires on the thread that
+// adds the element, before it starts.
+static void bs_on_deep_element_added(GstBin *bin, GstBin *sub, GstElement *element, gpointer data) {
+    (void)bin;
+    (void)sub;
+    GstElementFactory *factory = gst_element_get_factory(element);
+    const gchar *klass = factory ? gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) : NULL;
+    if (!klass || !strstr(klass, "Decoder") || !strstr(klass, "Video")) return;
+    gint threads = GPOINTER_TO_INT(data);
+    const char *names[] = {"max-threads", "threads"};
+    for (unsigned i = 0; i < 2; i++) {
+        GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), names[i]);
+        if (!spec) continue;
+        if (spec->value_type == G_TYPE_INT) g_object_set(element, names[i], (gint)threads, NULL);
+        else if (spec->value_type == G_TYPE_UINT) g_object_set(element, names[i], (guint)threads, NULL);
+        return;
+    }
+}
+
+gulong bs_limit_decoder_threads(GstElement *bin, gint threads) {
+    return g_signal_connect_data(bin, "deep-element-added", G_CALLBACK(bs_on_deep_element_added),
+                                 GINT_TO_POINTER(threads), NULL, 0);
+}

@@ -47,7 +47,8 @@ public final class ScanController: Sendable {
     public let latency = LatencyHistogram()
     /// Frames scanned and skipped, across every run (failed ones too).
     private let runTotals = RunTotals()
-    public var totals: (frames: Int, dropped: Int) { runTotals.counts }
+    /// Frames scanned, dropped and in, over every run.
+    public var totals: (frames: Int, dropped: Int, admitted: Int) { runTotals.counts }
 
     private let configuration: RunConfiguration
     private let outbox: EventOutbox

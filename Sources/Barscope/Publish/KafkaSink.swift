@@ -42,7 +42,7 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
         ]
         for (k, v) in settings where rd_kafka_conf_set(conf, k, v, &error, error.count) != RD_KAFKA_CONF_OK {
             rd_kafka_conf_destroy(conf)
-            throw BarscopeError.badValue("\(target): \(k)=\(v): \(String(cString: error))")
+            throw BarscopeError.badValue("\(target): \(k)=\(v): \(Self.text(error))")
         }
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(self).toOpaque())
         rd_kafka_conf_set_dr_msg_cb(conf) { _, message, opaque in
@@ -55,7 +55,7 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
             me.failed(code, reason.map { String(cString: $0) } ?? "")
         }
         guard let p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, &error, error.count) else {
-            throw BarscopeError.badValue("\(target): \(String(cString: error))")
+            throw BarscopeError.badValue("\(target): \(Self.text(error))")
         }
         producer = p
         topic = rd_kafka_topic_new(p, target.path, nil)
@@ -171,5 +171,10 @@ final class KafkaSink: PublishSink, @unchecked Sendable {
             counters.withLock { $0.connected = false }
             report(.broker(connected: false, sink: target.description, reason: reason))
         }
+    }
+
+    /// librdkafka's error text: a NUL-terminated C string in a buffer of ours.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -165,6 +165,16 @@ final class FrameLedger: @unchecked Sendable {
         }
     }
 
+    /// After the run (no branch moves any more): every frame that reached the tee and was never scanned counts as
+    /// dropped, so that frames in = scanned + dropped holds exactly. Safe to call more than once.
+    func settle() {
+        locked {
+            for (_, e) in entries where !e.scanned { skipped += 1 }
+            entries = [:]
+            lowest = next
+        }
+    }
+
     /// Entries still held (the tests check that it stays small).
     var count: Int { locked { entries.count } }
 

@@ -71,8 +71,13 @@ public struct ScanProgress: Sendable {
     public var durationNs: UInt64?
     /// Since the graph was built.
     public var seconds: Double
+    /// Frames that reached the tee.
+    public var framesIn = 0
     /// Frames a live source's scanner skipped to stay current.
     public var framesDropped = 0
+    /// Frames waiting for a worker of the shared pool, and the share of the pool's time this stream used (last 5 s).
+    public var scanWaiting = 0
+    public var scanShare = 0.0
     /// Arrival at the tee to results, median and 95th percentile (ms).
     public var latencyMs: (p50: Double, p95: Double)? = nil
     /// Read cycles closed since the controller started, by result.
@@ -107,6 +112,7 @@ public final class RunTotals: Sendable {
     private struct State {
         var frames = 0
         var dropped = 0
+        var admitted = 0
         var current: (metrics: RunMetrics, ledger: FrameLedger)? = nil
     }
     private let state = Locked(State())
@@ -119,16 +125,21 @@ public final class RunTotals: Sendable {
         state.withLock { s in
             guard let c = s.current else { return }
             s.frames += c.metrics.counts.frames
-            s.dropped += c.ledger.frameCounts.skipped
+            let counts = c.ledger.frameCounts
+            s.dropped += counts.skipped
+            s.admitted += counts.admitted
             s.current = nil
         }
     }
 
-    public var counts: (frames: Int, dropped: Int) {
+    /// Frames scanned, dropped and in (reached the tee): in = scanned + dropped once every run has ended; while
+    /// one runs, the difference is the frames it has in hand.
+    public var counts: (frames: Int, dropped: Int, admitted: Int) {
         state.withLock { s in
-            (
-                s.frames + (s.current?.metrics.counts.frames ?? 0),
-                s.dropped + (s.current?.ledger.frameCounts.skipped ?? 0)
+            let now = s.current?.ledger.frameCounts
+            return (
+                s.frames + (s.current?.metrics.counts.frames ?? 0), s.dropped + (now?.skipped ?? 0),
+                s.admitted + (now?.admitted ?? 0)
             )
         }
     }

@@ -28,6 +28,7 @@ final class ScanRun: Sendable {
         let metrics: RunMetrics
         let timeline: RegionTimeline
         let ledger: FrameLedger
+        let scanStage: ScanStage
     }
 
     /// - Parameters:
@@ -82,7 +83,14 @@ final class ScanRun: Sendable {
         guard let a = active.withLock({ $0 }) else { return nil }
         var duration: gint64 = -1
         let known = gst_element_query_duration(a.pipeline.element, GST_FORMAT_TIME, &duration) != 0 && duration > 0
-        return a.metrics.progress(durationNs: known ? UInt64(duration) : nil, skipped: a.ledger.frameCounts.skipped)
+        let frames = a.ledger.frameCounts
+        var p = a.metrics.progress(durationNs: known ? UInt64(duration) : nil, skipped: frames.skipped)
+        p.framesIn = frames.admitted
+        if let lane = a.scanStage.laneCounts {
+            p.scanWaiting = lane.waiting
+            p.scanShare = lane.busyShare
+        }
+        return p
     }
 
     /// Frames held in the ledger of the running graph (tests: it stays bounded).
@@ -119,6 +127,9 @@ final class ScanRun: Sendable {
         if let rtspOut { emit(.serving(url: rtspOut.url)) }
         let pipeline = try Pipeline(launch: GraphPlan.scanGraph(c, camera: camera).description)
         try Preflight.setProperties(c.properties, in: pipeline)
+        // This stream and those already running share the cores: its video decoder takes its part of them.
+        bs_limit_decoder_threads(
+            pipeline.element, Int32(ScanPool.decoderThreads(streams: ScanPool.shared.status.lanes + 1)))
         guard let scan = pipeline.child("scan"), let crop = pipeline.child("crop"), let scanq = pipeline.child("scanq"),
             let tee = pipeline.child("t")
         else { throw BarscopeError.pipeline(.incomplete) }
@@ -141,6 +152,7 @@ final class ScanRun: Sendable {
             ledger.end()
             pipeline.setState(GST_STATE_NULL)
             scanStage.stop()
+            ledger.settle()
             teeStage.detach()
             totals?.end()
             active.withLock { $0 = nil }
@@ -161,11 +173,13 @@ final class ScanRun: Sendable {
         defer { encoded?.remove() }
         let previewGate = c.preview?.attach(pipeline)
         defer { previewGate?.remove() }
-        active.withLock { $0 = Active(pipeline: pipeline, metrics: metrics, timeline: timeline, ledger: ledger) }
+        active.withLock {
+            $0 = Active(pipeline: pipeline, metrics: metrics, timeline: timeline, ledger: ledger, scanStage: scanStage)
+        }
         totals?.begin(metrics, ledger)
 
         let start = Date()
-        scanStage.start()
+        scanStage.start(name: c.input.description)
         if pipeline.setState(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw startFailure(pipeline, wired: wired)
         }
@@ -173,7 +187,8 @@ final class ScanRun: Sendable {
         ledger.end()
         pipeline.setState(GST_STATE_NULL)
         scanStage.stop()
-        // Every streaming and scanning thread has stopped.
+        // Every streaming and scanning thread has stopped: a frame never scanned is a frame dropped.
+        ledger.settle()
         let (frames, codes) = scanStage.finish()
         let latency = metrics.latencyPercentiles()
         emit(.eos(frames: frames, codes: codes, latencyP50Ms: latency?.p50, latencyP95Ms: latency?.p95))

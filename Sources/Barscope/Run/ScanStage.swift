@@ -19,10 +19,10 @@ final class ScanStage: @unchecked Sendable {
     private let searchCount = Atomic<Int>(0)
     /// Tracked mode: whether the half-size search finds what the full-size one does.
     private let halfSizeSearch = Atomic<Bool>(false)
-    private let pool = Locked<ScanWorkerPool?>(nil)
+    /// This run's place in the process's scanning pool (from `start()` to `stop()`).
+    private let lane = Locked<ScanLane?>(nil)
     /// The frame scanned at preroll, which appsink renders again as its first sample (streaming thread only).
     private var prerolled: Int? = nil
-    private var submitted = 0
 
     init(_ parts: RunParts) {
         self.parts = parts
@@ -32,31 +32,42 @@ final class ScanStage: @unchecked Sendable {
                 everyFrame: parts.configuration.everyFrame))
     }
 
-    /// Starts the scanning threads: only once the graph is built and wired, right before it plays, so that a graph
-    /// that fails to build leaves no thread behind. `stop()` ends them.
-    func start() {
-        let p = ScanWorkerPool(
-            workers: parts.configuration.scanThreads, settings: parts.configuration.scanner,
-            engine: parts.configuration.engine,
-            live: parts.settings
+    /// Joins the shared scanning pool: only once the graph is built and wired, right before it plays, so that a
+    /// graph that fails to build leaves nothing behind. `stop()` leaves it.
+    func start(pool: ScanPool = .shared, name: String) {
+        let c = parts.configuration
+        let live = parts.settings
+        let l = pool.open(
+            name: name, live: c.input.isLive, maxInFlight: c.scanThreads,
+            generation: { live.decoderGeneration },
+            makeReader: {
+                let v = live.values
+                return BarcodeReader(engine: v.engine, settings: v.scanner)
+            }
         ) { [weak self] scanner, job in self?.scan(job, with: scanner) }
-        pool.withLock { $0 = p }
+        lane.withLock { $0 = l }
     }
 
-    /// Finishes the frames handed over, ends the threads. Safe to call more than once, or without `start()`.
+    /// Finishes the frames handed over, leaves the pool. Safe to call more than once, or without `start()`.
     func stop() {
         searches.end()
-        let p = pool.withLock { p -> ScanWorkerPool? in
-            defer { p = nil }
-            return p
+        let l = lane.withLock { l -> ScanLane? in
+            defer { l = nil }
+            return l
         }
-        p?.stop()
+        l?.close()
     }
 
     /// Every frame handed over has been scanned and delivered (appsink's end of stream).
-    func waitIdle() { pool.withLock { $0 }?.waitIdle() }
+    func waitIdle() { lane.withLock { $0 }?.waitIdle() }
 
-    /// appsink's streaming thread: hands the frame to a worker (blocks while all are busy). Takes over the sample.
+    /// The lane's counts (nil before `start()` and after `stop()`).
+    var laneCounts: (submitted: Int, dropped: Int, scanned: Int, waiting: Int, busyShare: Double)? {
+        lane.withLock { $0 }?.counts
+    }
+
+    /// appsink's streaming thread: hands the frame to the pool (a file's waits for room; a live one's never
+    /// waits). Takes over the sample.
     func submit(_ sample: OpaquePointer, preroll: Bool) {
         let buffer = gst_sample_get_buffer(sample)
         let number = buffer.map { bs_buffer_frame_number($0) } ?? -1
@@ -69,22 +80,18 @@ final class ScanStage: @unchecked Sendable {
             gst_sample_unref(sample)
             return
         }
-        guard let pool = pool.withLock({ $0 }) else {
+        guard let lane = lane.withLock({ $0 }) else {
             gst_sample_unref(sample)
             return
         }
         // Back-pressure from the events' reader lands here, on a thread that holds no lock.
         parts.waitForRoom()
         let raw = buffer.map { bs_buffer_pts($0) } ?? .max
-        let sequence = submitted
-        submitted += 1
-        pool.submit(
-            ScanWorkerPool.Job(sequence: sequence, frame: frame, ptsNs: raw == .max ? nil : UInt64(raw), sample: sample)
-        )
+        lane.submit(ScanPool.Job(frame: frame, ptsNs: raw == .max ? nil : UInt64(raw), sample: sample))
     }
 
     /// A scanning worker: scan, then deliver every frame that is ready, in order.
-    private func scan(_ job: ScanWorkerPool.Job, with scanner: BarcodeReader) {
+    private func scan(_ job: ScanPool.Job, with scanner: BarcodeReader) {
         let region = parts.ledger.stamp(of: job.frame)?.region
         let motion = parts.configuration.cycles.motion
         let (detections, view) =
@@ -118,7 +125,7 @@ final class ScanStage: @unchecked Sendable {
         }
     }
 
-    private func read(_ luma: LumaImage, _ job: ScanWorkerPool.Job, _ region: PixelRect?, _ scanner: BarcodeReader)
+    private func read(_ luma: LumaImage, _ job: ScanPool.Job, _ region: PixelRect?, _ scanner: BarcodeReader)
         -> [Detection]
     {
         let c = parts.configuration

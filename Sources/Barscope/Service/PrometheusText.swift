@@ -17,6 +17,8 @@ enum PrometheusText {
         line("barscope_build_info", [("version", version)], "1")
         family("barscope_instance_up", "gauge", "1 while the instance is starting, playing, paused or reconnecting.")
         for i in instances { line("barscope_instance_up", [("instance", i.id)], i.ended ? "0" : "1") }
+        family("barscope_frames_in_total", "counter", "Frames that reached the tee, over every run of the instance.")
+        for (i, t) in totals { line("barscope_frames_in_total", [("instance", i.id)], "\(t.admitted)") }
         family("barscope_frames_total", "counter", "Frames scanned, over every run of the instance.")
         for (i, t) in totals { line("barscope_frames_total", [("instance", i.id)], "\(t.frames)") }
         family("barscope_frames_dropped_total", "counter", "Frames a live source's scanner skipped to stay current.")
@@ -61,6 +63,21 @@ enum PrometheusText {
                 }
             }
         }
+        let progress = instances.map { ($0, $0.controller.progress) }
+        family("barscope_scan_share", "gauge", "Share of the scanning pool's time the instance used (last 5 s).")
+        for (i, p) in progress { line("barscope_scan_share", [("instance", i.id)], "\(p?.scanShare ?? 0)") }
+        family("barscope_scan_waiting", "gauge", "The instance's frames waiting for a scanning worker.")
+        for (i, p) in progress { line("barscope_scan_waiting", [("instance", i.id)], "\(p?.scanWaiting ?? 0)") }
+        let pool = ScanPool.shared.status
+        family("barscope_scan_pool_workers", "gauge", "Scanning threads shared by every instance.")
+        line("barscope_scan_pool_workers", [], "\(ScanPool.shared.workers)")
+        family("barscope_scan_pool_queue_depth", "gauge", "Frames waiting for a scanning worker, all instances.")
+        line("barscope_scan_pool_queue_depth", [], "\(pool.queued)")
+        family(
+            "barscope_scan_pool_busy_ratio", "gauge", "Share of the scanning workers' time spent scanning (last 5 s).")
+        line("barscope_scan_pool_busy_ratio", [], "\(pool.busyShare)")
+        family("barscope_scan_pool_busy_seconds_total", "counter", "Worker seconds spent scanning, all instances.")
+        line("barscope_scan_pool_busy_seconds_total", [], "\(pool.busySeconds)")
         family("barscope_event_latency_seconds", "histogram", "From a frame's arrival at the tee to its results.")
         for i in instances {
             let h = i.controller.latency.snapshot

@@ -109,10 +109,10 @@ public final class ServiceInstance: @unchecked Sendable {
         }
     }
 
-    /// Frames scanned over every run, codes seen by symbology, restarts.
-    public var totals: (frames: Int, dropped: Int, codes: [String: Int], restarts: Int) {
+    /// Frames scanned, dropped and in over every run, codes seen by symbology, restarts.
+    public var totals: (frames: Int, dropped: Int, admitted: Int, codes: [String: Int], restarts: Int) {
         let t = controller.totals
-        return counters.withLock { k in (t.frames, t.dropped, k.codes, k.restarts) }
+        return counters.withLock { k in (t.frames, t.dropped, t.admitted, k.codes, k.restarts) }
     }
 
     /// The status object of the API.
@@ -131,7 +131,10 @@ public final class ServiceInstance: @unchecked Sendable {
         }
         var fields: [(String, JSONValue)] = [
             ("id", .string(id)), ("pipeline", .string(pipeline)), ("state", .string(state)),
-            ("frames", .int(t.frames)), ("frames_dropped", .int(t.dropped)),
+            // Frames in (at the tee) = frames (scanned) + frames_dropped + those in hand (scan_waiting and in flight).
+            ("frames_in", .int(t.admitted)), ("frames", .int(t.frames)), ("frames_dropped", .int(t.dropped)),
+            ("scan_waiting", .int(p?.scanWaiting ?? 0)),
+            ("scan_share", .double(((p?.scanShare ?? 0) * 1000).rounded() / 1000)),
             ("fps", .double(((p?.framesPerSecond ?? 0) * 10).rounded() / 10)), ("latency_ms", latency),
             ("codes", .int(t.codes.values.reduce(0, +))), ("restarts", .int(t.restarts)),
             ("error", error.map { .string($0) } ?? .null),

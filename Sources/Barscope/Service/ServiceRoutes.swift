@@ -13,6 +13,7 @@ import Foundation
 ///     GET    /v1/instances/{id}/stream.mjpg         MJPEG, at most ?fps=N (default 5)
 ///     GET    /v1/instances/{id}/snapshots/{file}    a PNG that --snapshots wrote
 ///     GET    /v1/events                             every instance's events, and `event: status` each second
+///     GET    /v1/pool                               the shared scanning pool: workers, busy, queued, busy_share
 ///     GET    /                                      the console (a page; its script and style beside it)
 ///     GET    /metrics                               Prometheus text
 ///     GET    /healthz                               200 ok while the main loop turns
@@ -69,6 +70,15 @@ public final class ServiceRoutes: @unchecked Sendable {
                     }))
         case ("POST", 3, "pipelines") where c[2] == "instances": create(c[1], r, x)
         case ("GET", 1, "instances"): x.json(200, .array(service.instances.map(\.status)))
+        case ("GET", 1, "pool"):
+            let p = ScanPool.shared.status
+            x.json(
+                200,
+                .object([
+                    ("workers", .int(ScanPool.shared.workers)), ("busy", .int(p.busy)), ("queued", .int(p.queued)),
+                    ("streams", .int(p.lanes)), ("busy_share", .double((p.busyShare * 1000).rounded() / 1000)),
+                    ("busy_seconds", .double((p.busySeconds * 1000).rounded() / 1000)),
+                ]))
         case ("GET", 1, "events"):
             let backlog = r.query["backlog"].flatMap { Int($0) } ?? 100
             streams.allEvents(backlog: min(max(backlog, 0), 1000), x)

@@ -81,6 +81,9 @@ typedef void (*bs_source_setup_callback)(GstElement *bin, GstElement *source, gp
 gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data,
                               GClosureNotify destroy);
 
+// Video decoders added anywhere inside `bin` get at most `threads` threads ("max-threads" or "threads").
+gulong bs_limit_decoder_threads(GstElement *bin, gint threads);
+
 // A frame's number travels with its buffer as a GstReferenceTimestampMeta under caps of our own
 // ("timestamp/x-barscope-frame"): GST_STATIC_CAPS is a macro. Every branch keys on it, never on the pts.
 // The buffer must be writable (a probe's bs_probe_writable_buffer); a number already there is replaced.

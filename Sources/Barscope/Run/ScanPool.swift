@@ -1,0 +1,365 @@
+import CGStreamer
+import Foundation
+
+/// The process's one set of scanning threads, shared by every running pipeline: one per core, each taking the next
+/// frame from the streams in turn, so that many cameras in one process share the cores instead of each starting its
+/// own workers and competing blindly.
+///
+/// Each run registers a `ScanLane`. Workers pick lanes round robin (one frame from each lane that has one waiting,
+/// then again), so a busy stream cannot starve the others: under overload every stream is served the same number of
+/// frames. A live lane holds one waiting frame, the newest: a frame that arrives while one waits replaces it (the
+/// older one is dropped whole and counted), so a live frame never waits longer than one frame of each other stream.
+/// A file's lane never drops: `submit` waits for room, and the file's decoder waits with it.
+///
+/// The threads exist only while some lane is open: with nothing running, the process has no scanning thread.
+///
+/// Sendable: every lane's queue and counters are guarded by the pool's one `condition`.
+public final class ScanPool: @unchecked Sendable {
+    /// The process's pool: `BARSCOPE_SCAN_WORKERS` threads, or one per core.
+    public static let shared = ScanPool(
+        workers: ProcessInfo.processInfo.environment["BARSCOPE_SCAN_WORKERS"].flatMap(Int.init)
+            ?? ProcessInfo.processInfo.activeProcessorCount)
+
+    /// One frame to scan. Owns one reference to the sample (released after the scan, or when dropped).
+    public struct Job: @unchecked Sendable {  // Sendable: the sample is handed over, used by one worker, released
+        /// Order of scanning within its lane, without gaps (given when a worker takes the frame: a dropped frame
+        /// takes none).
+        public var sequence = 0
+        public let frame: Int
+        public let ptsNs: UInt64?
+        public let sample: OpaquePointer
+        public init(frame: Int, ptsNs: UInt64?, sample: OpaquePointer) {
+            self.frame = frame
+            self.ptsNs = ptsNs
+            self.sample = sample
+        }
+    }
+
+    /// Threads for one stream's video decoder: the cores shared out among the streams running in the process (this
+    /// one included, counted when its graph is built), at least one. With one stream the decoder may use every
+    /// core; with as many streams as cores or more, each decoder has one thread, so that N streams start N decoder
+    /// threads and the pool's workers rather than N per core (frame threading also delays each frame by a frame per
+    /// thread). A stream started before others keeps what it got.
+    public static func decoderThreads(streams: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+        max(1, cores / max(1, streams))
+    }
+
+    public let workers: Int
+    let condition = NSCondition()
+    private var lanes: [ScanLane] = []
+    private var cursor = 0
+    private var running = 0
+    private var busy = 0
+    private var threadNumber = 0
+    let meter = BusyMeter()
+
+    public init(workers: Int) { self.workers = max(1, workers) }
+
+    /// Opens a lane for one stream.
+    /// - Parameters:
+    ///   - name: for the metrics (the instance, or the input).
+    ///   - live: a live stream's lane keeps only the newest frame; a file's waits.
+    ///   - maxInFlight: how many workers may scan this lane's frames at once (at most the pool's).
+    ///   - makeReader: a reader for the lane's settings; `generation` tells when they changed (a reader made for
+    ///     an older generation is made anew before its next frame).
+    ///   - process: runs on a worker thread with one of the lane's readers; must not keep the sample.
+    public func open(
+        name: String, live: Bool, maxInFlight: Int, generation: @escaping @Sendable () -> Int = { 0 },
+        makeReader: @escaping @Sendable () -> BarcodeReader,
+        process: @escaping @Sendable (BarcodeReader, Job) -> Void
+    ) -> ScanLane {
+        let lane = ScanLane(
+            pool: self, name: name, live: live, maxInFlight: min(max(1, maxInFlight), workers),
+            generation: generation, makeReader: makeReader, process: process)
+        condition.lock()
+        lanes.append(lane)
+        let missing = workers - running
+        running += missing
+        condition.unlock()
+        for _ in 0..<missing { startWorker() }
+        return lane
+    }
+
+    /// The pool's state now: waiting frames (all lanes), busy workers, lanes open, the share of the workers' time
+    /// spent scanning over the last seconds, and worker seconds spent scanning since the process started.
+    public var status: (queued: Int, busy: Int, lanes: Int, busyShare: Double, busySeconds: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (
+            lanes.reduce(0) { $0 + $1.waiting.count }, busy, lanes.count, meter.share(workers: workers), meter.total
+        )
+    }
+
+    /// Threads scanning now (tests: none are left once every lane is closed).
+    public var threadsRunning: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return running
+    }
+
+    // MARK: - Lanes' calls (under `condition`)
+
+    func remove(_ lane: ScanLane) {
+        lanes.removeAll { $0 === lane }
+        condition.broadcast()
+    }
+
+    // MARK: - Workers
+
+    private func startWorker() {
+        condition.lock()
+        let n = threadNumber
+        threadNumber += 1
+        condition.unlock()
+        let thread = Thread { [self] in
+            while case let (lane, job, started)? = next() {
+                let reader = lane.reader()
+                lane.process(reader.reader, job)
+                gst_sample_unref(job.sample)
+                finished(lane, reader, since: started)
+            }
+        }
+        thread.name = "barscope-scan-\(n)"
+        thread.start()
+    }
+
+    /// A frame scanning longer than this (a 1080p frame takes tens of ms) marks its lane as stalled while other lanes
+    /// are open: it gets no other worker until that frame is done, so that a scan that hangs holds one worker, never
+    /// the pool.
+    static let stallSeconds = 1.0
+
+    /// The next frame, round robin over the lanes that have one; nil when no lane is open (the thread ends).
+    /// First pass: lanes under their fair share of the workers (the workers divided among the lanes that have
+    /// frames waiting or being scanned), so that under load each stream is served in turn. Second pass (workers to
+    /// spare): any lane under its own limit that is not stalled, so that one stream alone may use every core.
+    /// While another stream has handed over a frame in the last second, no stream holds more than all workers but
+    /// one: a scan that hangs can never take the whole pool.
+    private func next() -> (ScanLane, Job, ContinuousClock.Instant)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if lanes.isEmpty {
+                running -= 1
+                condition.broadcast()
+                return nil
+            }
+            let now = ContinuousClock.now
+            let active = lanes.reduce(0) { $0 + (!$1.waiting.isEmpty || $1.inFlight > 0 ? 1 : 0) }
+            let fairShare = max(1, workers / max(1, active))
+            let recent = lanes.filter { $0.lastSubmit.map { now - $0 < .seconds(1) } ?? false }
+            var heldByStall = false
+            for pass in 0..<2 {
+                for step in 0..<lanes.count {
+                    let i = (cursor + step) % lanes.count
+                    let lane = lanes[i]
+                    let othersBusy = recent.contains { $0 !== lane }
+                    let cap = min(pass == 0 ? fairShare : lane.maxInFlight, othersBusy ? max(1, workers - 1) : workers)
+                    guard !lane.waiting.isEmpty, lane.inFlight < cap else { continue }
+                    if lanes.count > 1, lane.inFlight > 0, lane.stalled(now) {
+                        heldByStall = true
+                        continue
+                    }
+                    cursor = (i + 1) % lanes.count
+                    var job = lane.waiting.removeFirst()
+                    job.sequence = lane.dispatched
+                    lane.dispatched += 1
+                    lane.inFlight += 1
+                    lane.started.append(now)
+                    busy += 1
+                    condition.broadcast()
+                    return (lane, job, now)
+                }
+            }
+            if heldByStall {
+                // A stalled lane's frames wait for a worker; look again when that may have changed.
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.stallSeconds))
+            } else {
+                condition.wait()
+            }
+        }
+    }
+
+    private func finished(_ lane: ScanLane, _ reader: ScanLane.Reader, since started: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        condition.lock()
+        busy -= 1
+        lane.inFlight -= 1
+        if let i = lane.started.firstIndex(of: started) { lane.started.remove(at: i) }
+        lane.scanned += 1
+        lane.idle.append(reader)
+        meter.add(started, now)
+        lane.meter.add(started, now)
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// One stream's place in the shared pool: its waiting frames, its readers (one per worker scanning it at a time;
+/// ZBar scanners are not thread-safe) and its counters.
+///
+/// Sendable: its state is guarded by the pool's condition.
+public final class ScanLane: @unchecked Sendable {
+    public let name: String
+    public let live: Bool
+    let maxInFlight: Int
+    private unowned let pool: ScanPool
+    private let generation: @Sendable () -> Int
+    private let makeReader: @Sendable () -> BarcodeReader
+    let process: @Sendable (BarcodeReader, ScanPool.Job) -> Void
+
+    // Guarded by pool.condition:
+    var waiting: [ScanPool.Job] = []
+    var inFlight = 0
+    var dispatched = 0
+    var scanned = 0
+    var dropped = 0
+    var submitted = 0
+    var idle: [Reader] = []
+    /// When each frame being scanned was taken (for telling a stalled lane).
+    var started: [ContinuousClock.Instant] = []
+    /// When a frame was last handed over (a lane that has not had one for a second leaves the workers to others).
+    var lastSubmit: ContinuousClock.Instant? = nil
+    private var closed = false
+    let meter = BusyMeter()
+
+    struct Reader {
+        let generation: Int
+        let reader: BarcodeReader
+    }
+
+    init(
+        pool: ScanPool, name: String, live: Bool, maxInFlight: Int, generation: @escaping @Sendable () -> Int,
+        makeReader: @escaping @Sendable () -> BarcodeReader,
+        process: @escaping @Sendable (BarcodeReader, ScanPool.Job) -> Void
+    ) {
+        self.pool = pool
+        self.name = name
+        self.live = live
+        self.maxInFlight = maxInFlight
+        self.generation = generation
+        self.makeReader = makeReader
+        self.process = process
+    }
+
+    /// Hands a frame over; takes over the sample's reference. Live: never waits (a frame still waiting is dropped
+    /// for this newer one). File: waits while `maxInFlight` frames of this lane are waiting or being scanned.
+    public func submit(_ job: ScanPool.Job) {
+        let c = pool.condition
+        c.lock()
+        var droppedSample: OpaquePointer? = nil
+        if live {
+            if !waiting.isEmpty {
+                droppedSample = waiting.removeFirst().sample
+                dropped += 1
+            }
+        } else {
+            while waiting.count + inFlight >= maxInFlight && !closed { c.wait() }
+        }
+        if closed {
+            c.unlock()
+            gst_sample_unref(job.sample)
+            return
+        }
+        submitted += 1
+        lastSubmit = .now
+        waiting.append(job)
+        c.broadcast()
+        c.unlock()
+        if let droppedSample { gst_sample_unref(droppedSample) }
+    }
+
+    /// Returns when every frame handed over has been scanned (or dropped).
+    public func waitIdle() {
+        let c = pool.condition
+        c.lock()
+        while !waiting.isEmpty || inFlight > 0 { c.wait() }
+        c.unlock()
+    }
+
+    /// Finishes the frames already handed over, then leaves the pool. Safe to call more than once.
+    public func close() {
+        let c = pool.condition
+        c.lock()
+        closed = true
+        c.broadcast()
+        while !waiting.isEmpty || inFlight > 0 { c.wait() }
+        pool.remove(self)
+        idle = []
+        c.unlock()
+    }
+
+    /// This lane's counts: frames handed over, dropped while waiting, scanned; waiting now; the share of the pool's
+    /// workers' time it used over the last seconds.
+    public var counts: (submitted: Int, dropped: Int, scanned: Int, waiting: Int, busyShare: Double) {
+        let c = pool.condition
+        c.lock()
+        defer { c.unlock() }
+        return (submitted, dropped, scanned, waiting.count, meter.share(workers: pool.workers))
+    }
+
+    /// Whether a frame of this lane has been scanning longer than the pool's stall bound.
+    func stalled(_ now: ContinuousClock.Instant) -> Bool {
+        guard let oldest = started.min() else { return false }
+        return now - oldest > .seconds(ScanPool.stallSeconds)
+    }
+
+    /// A worker's reader for this lane: an idle one made for the current settings, or a new one.
+    func reader() -> Reader {
+        let now = generation()
+        let c = pool.condition
+        c.lock()
+        while let r = idle.popLast() {
+            if r.generation == now {
+                c.unlock()
+                return r
+            }
+        }
+        c.unlock()
+        return Reader(generation: now, reader: makeReader())
+    }
+}
+
+/// Busy time in one-second buckets (the last 8): the share of the workers' time spent scanning over the last few
+/// whole seconds. Not thread-safe: its owner guards it.
+final class BusyMeter: @unchecked Sendable {
+    private var buckets = [Double](repeating: 0, count: 8)
+    private var bucketSecond = [Int](repeating: -1, count: 8)
+    private let origin = ContinuousClock.now
+    /// Seconds busy since the start (a counter for /metrics).
+    private(set) var total = 0.0
+
+    private func second(_ t: ContinuousClock.Instant) -> (Int, Double) {
+        let d = t - origin
+        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        return (Int(s), s)
+    }
+
+    /// A job ran from `start` to `end` (split over the seconds it spans).
+    func add(_ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) {
+        var (s, a) = second(start)
+        let (e, b) = second(end)
+        total += max(0, b - a)
+        while s <= e {
+            let upTo = s == e ? b : Double(s + 1)
+            let i = s % buckets.count
+            if bucketSecond[i] != s {
+                bucketSecond[i] = s
+                buckets[i] = 0
+            }
+            buckets[i] += max(0, upTo - a)
+            a = upTo
+            s += 1
+        }
+    }
+
+    /// Over the last 5 whole seconds.
+    func share(workers: Int) -> Double {
+        let (now, _) = second(.now)
+        var sum = 0.0
+        for s in (now - 5)..<now where s >= 0 {
+            let i = s % buckets.count
+            if bucketSecond[i] == s { sum += buckets[i] }
+        }
+        return min(1, sum / (5 * Double(max(1, workers))))
+    }
+}

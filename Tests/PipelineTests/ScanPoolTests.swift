@@ -1,0 +1,174 @@
+import Barscope
+import CBarscope
+import CGStreamer
+import CGStreamerApp
+import Foundation
+import TestSupport
+import Testing
+
+/// The process's shared scanning pool: fairness between streams, drops only for live streams and evenly, and a
+/// stalled stream that leaves the others alone. Pool-level tests scan real decoded frames of a demo clip with real
+/// readers, in a pool of their own (the shared one serves the suites running beside them).
+@Suite struct ScanPoolTests {
+    /// Decoded frames, shared by the feeding threads. Sendable: the samples are only read (a reference taken per
+    /// job), and released when the last user goes.
+    final class Frames: @unchecked Sendable {
+        let all: [OpaquePointer]
+        init(_ all: [OpaquePointer]) { self.all = all }
+        deinit { all.forEach { gst_sample_unref($0) } }
+        var count: Int { all.count }
+        /// A job owning its own reference to frame `n` (cycling through them).
+        func job(_ n: Int) -> ScanPool.Job { ScanPool.Job(frame: n, ptsNs: nil, sample: gst_sample_ref(all[n % count])!) }
+    }
+
+    /// The first `count` frames of a 640x360 demo clip, decoded by GStreamer into grey samples.
+    static func frames(_ count: Int) throws -> Frames {
+        let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), frames: 90))
+        let p = try Pipeline(
+            launch: "filesrc location=\(clip) ! decodebin ! videoconvert ! video/x-raw,format=GRAY8 "
+                + "! appsink name=s sync=false max-buffers=4")
+        defer { p.setState(GST_STATE_NULL) }
+        let sink = try #require(p.child("s"))
+        p.setState(GST_STATE_PLAYING)
+        var out: [OpaquePointer] = []
+        while out.count < count, let sample = gst_app_sink_try_pull_sample(bs_app_sink(sink), 10_000_000_000) {
+            out.append(sample)
+        }
+        return Frames(out)
+    }
+
+    /// Counts what a lane's worker did: frames scanned and codes read.
+    final class Tally: Sendable {
+        let scanned = Locked(0)
+        let codes = Locked(0)
+        func scan(_ reader: BarcodeReader, _ job: ScanPool.Job) {
+            let n = withLumaPlane(of: job.sample) { luma, _ in reader.read(luma).count } ?? 0
+            scanned.withLock { $0 += 1 }
+            codes.withLock { $0 += n }
+        }
+    }
+
+    /// Under overload (one worker, four live streams each offering a frame every 2 ms), every stream drops frames,
+    /// none more than twice its share, and every frame handed over is either scanned or dropped.
+    @Test func anOverloadedPoolDropsEvenlyAcrossLiveStreams() throws {
+        let samples = try Self.frames(8)
+        #expect(samples.count == 8)
+        let pool = ScanPool(workers: 1)
+        let tallies = (0..<4).map { _ in Tally() }
+        let lanes = tallies.enumerated().map { i, t in
+            pool.open(name: "cam\(i)", live: true, maxInFlight: 2, makeReader: { BarcodeReader() }) { t.scan($0, $1) }
+        }
+        let offered = 300
+        let done = DispatchGroup()
+        for (i, lane) in lanes.enumerated() {
+            done.enter()
+            Thread.detachNewThread {
+                for n in 0..<offered {
+                    lane.submit(samples.job(n + i))
+                    Thread.sleep(forTimeInterval: 0.002)
+                }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 120) == .success)
+        for lane in lanes { lane.waitIdle() }
+        let counts = lanes.map(\.counts)
+        for lane in lanes { lane.close() }
+        for (c, t) in zip(counts, tallies) {
+            #expect(c.submitted == offered)
+            #expect(c.scanned + c.dropped == c.submitted, "\(c)")
+            #expect(t.scanned.load() == c.scanned)
+            #expect(c.dropped > 0, "no drop: the pool was not overloaded (\(c))")
+        }
+        let dropped = counts.map(\.dropped)
+        let share = Double(dropped.reduce(0, +)) / Double(dropped.count)
+        #expect(dropped.allSatisfy { Double($0) <= 2 * share }, "drops per stream \(dropped)")
+        // Each stream was served, and its frames were read.
+        #expect(tallies.allSatisfy { $0.codes.load() > 0 })
+    }
+
+    /// A stream whose scan hangs (the stand-in: its lane's work waits on a semaphore, as a decoder stuck on a frame
+    /// would) while another stream runs holds one worker; the other stream, a file, keeps being scanned by the rest
+    /// and drops nothing.
+    @Test func aStalledStreamDoesNotStopTheOthers() throws {
+        let samples = try Self.frames(4)
+        let pool = ScanPool(workers: 2)
+        let release = DispatchSemaphore(value: 0)
+        let stuck = Locked(0)
+        let tally = Tally()
+        let file = pool.open(name: "file", live: false, maxInFlight: 2, makeReader: { BarcodeReader() }) {
+            tally.scan($0, $1)
+        }
+        let stalled = pool.open(name: "stalled", live: true, maxInFlight: 2, makeReader: { BarcodeReader() }) {
+            _, _ in
+            stuck.withLock { $0 += 1 }
+            release.wait()
+        }
+        let frames = 400
+        let feeding = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for n in 0..<frames { file.submit(samples.job(n)) }
+            feeding.signal()
+        }
+        // Once the file is under way, a camera's stream hangs on its first frame, and more of its frames come.
+        let started = Date(timeIntervalSinceNow: 30)
+        while tally.scanned.load() < 5 && Date() < started { Thread.sleep(forTimeInterval: 0.001) }
+        for n in 0..<4 { stalled.submit(samples.job(n)) }
+        // A file's submit waits for room: the feeder finishes only if the file is being scanned.
+        #expect(feeding.wait(timeout: .now() + 60) == .success, "the file stream was held up by the stalled one")
+        file.waitIdle()
+        #expect(tally.scanned.load() == frames)
+        #expect(file.counts.dropped == 0)
+        #expect(tally.codes.load() > 0)
+        // The hung scan held one worker and never a second (its other frames waited).
+        #expect(stuck.load() == 1, "\(stuck.load()) workers stuck in the stalled stream")
+        for _ in 0..<4 { release.signal() }
+        stalled.waitIdle()
+        // Live: the newest of the frames that came while it hung is scanned, the others dropped.
+        let s = stalled.counts
+        #expect(s.submitted == 4 && s.scanned + s.dropped == 4 && s.scanned == stuck.load(), "\(s), \(stuck.load())")
+        file.close()
+        stalled.close()
+        // With no lane open the pool has no thread.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while pool.threadsRunning > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(pool.threadsRunning == 0)
+    }
+
+    /// A busy file stream cannot starve a live one: with one worker, round robin serves the live stream's newest
+    /// frame between the file's frames, so its frames are scanned while the file goes on.
+    @Test func aBusyFileCannotStarveALiveStream() throws {
+        let samples = try Self.frames(4)
+        let pool = ScanPool(workers: 1)
+        let fileTally = Tally()
+        let liveTally = Tally()
+        let file = pool.open(name: "file", live: false, maxInFlight: 4, makeReader: { BarcodeReader() }) {
+            fileTally.scan($0, $1)
+        }
+        let live = pool.open(name: "live", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) {
+            liveTally.scan($0, $1)
+        }
+        let fileDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for n in 0..<200 {
+                file.submit(samples.job(n))
+            }
+            fileDone.signal()
+        }
+        var offered = 0
+        while fileDone.wait(timeout: .now() + 0.01) == .timedOut {
+            live.submit(samples.job(offered))
+            offered += 1
+        }
+        file.waitIdle()
+        live.waitIdle()
+        let f = file.counts
+        let l = live.counts
+        file.close()
+        live.close()
+        #expect(f.scanned == 200 && f.dropped == 0)
+        #expect(l.scanned + l.dropped == offered)
+        // Round robin: while the file had frames waiting, the live stream got every other worker turn.
+        #expect(l.scanned >= min(offered, 200) / 3, "live scanned \(l.scanned) of \(offered) beside 200 file frames")
+    }
+}
