@@ -63,7 +63,8 @@ let package = Package(
         .target(
             name: "BarscopeElement",
             dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
-        .testTarget(name: "BarscopeTests", dependencies: ["Barscope", "CKafka"]),
+        // CCairo: the accuracy tests rotate their pictures with cairo, apart from the reader's own transforms.
+        .testTarget(name: "BarscopeTests", dependencies: ["Barscope", "CKafka", "CCairo"]),
         // What the tests loosen under a sanitizer (scripts/test --sanitize).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CTestRTSPServer", dependencies: ["CGStreamerRTSPServer"], path: "Tests/CTestRTSPServer"),

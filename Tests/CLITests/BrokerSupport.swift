@@ -104,7 +104,7 @@ final class Broker: @unchecked Sendable {
 /// as (topic, payload).
 final class Subscriber: @unchecked Sendable {
     private let process = Process()
-    private let lines: ControlTests.Lines
+    private let lines: OutputLines
 
     init(_ broker: Broker, topic: String, id: String) throws {
         // SIGTERM unblocked (children of the test start with it blocked) and standard output line-buffered: a stop
@@ -121,7 +121,7 @@ final class Subscriber: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        lines = ControlTests.Lines(out.fileHandleForReading)
+        lines = OutputLines(out.fileHandleForReading)
         Thread.sleep(forTimeInterval: 0.3)
     }
 

@@ -62,15 +62,20 @@ struct Tool {
         return p.terminationStatus
     }
 
-    /// Starts the endless live demo recording to `path`, in the background, output discarded.
-    static func startLiveRecording(to path: String) throws -> Process {
+    /// Starts the endless live demo recording to `path`, in the background, with a detection event for every
+    /// code in every frame scanned (its frame number says how far the recording has got).
+    static func startLiveRecording(to path: String) throws -> (Process, OutputLines) {
         let p = Process()
         p.executableURL = url
-        p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--record", path, "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
+        p.arguments = [
+            "run", "demo", "--live", "--every-frame", "--frames", "0", "--size", "640x360", "--record", path,
+            "--quiet",
+        ]
+        let out = Pipe()
+        p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        return p
+        return (p, OutputLines(out.fileHandleForReading))
     }
 
     /// Plays a recording back through barscope itself and returns how many frames it holds (-1 if it does not play).
@@ -100,34 +105,92 @@ struct Tool {
     }()
 }
 
+/// The lines a running child has printed so far (its events), read on a thread of their own until the end.
+final class OutputLines: Sendable {
+    private let lines = Locked<(all: [String], ended: Bool)>(([], false))
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty {
+                    lines.withLock { $0.ended = true }
+                    return
+                }
+                pending.append(chunk)
+                while let nl = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...nl)
+                    lines.withLock { $0.all.append(line) }
+                }
+            }
+        }
+        thread.start()
+    }
+    var all: [String] { lines.withLock { $0.all } }
+
+    /// Waits up to `seconds` for a line (from index `start` on) that matches; returns its index.
+    func waitFor(_ seconds: Double, from start: Int = 0, _ match: (String) -> Bool) -> Int? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while true {
+            let now = all
+            if now.count > start, let i = now[start...].firstIndex(where: match) { return i }
+            if Date() >= deadline || lines.withLock({ $0.ended }) { return nil }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Waits up to `seconds` for the child to close its end; returns every line.
+    func waitForEnd(_ seconds: Double) -> [String] {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !lines.withLock({ $0.ended }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        return all
+    }
+
+    /// The frame number of a `detection` event line, -1 for any other line.
+    static func detectionFrame(_ line: String) -> Int {
+        guard line.hasPrefix(#"{"event":"detection""#),
+            let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else { return -1 }
+        return event["frame"] as? Int ?? -1
+    }
+}
+
 @Suite(.serialized) struct CLITests {
     /// SIGINT, SIGTERM and SIGHUP during a live recording: EOS first, so the MP4 is finished and plays back with
     /// the frames up to the signal; exit 128 + the signal. A second SIGINT stops at once.
     @Test(arguments: [(SIGINT, "INT"), (SIGTERM, "TERM"), (SIGHUP, "HUP")])
     func signalFinishesTheRecording(signal: (Int32, String)) throws {
         let mp4 = Tool.folder.appendingPathComponent("signal-\(signal.1).mp4").path
-        let p = try Tool.startLiveRecording(to: mp4)
-        Thread.sleep(forTimeInterval: 2)
+        let (p, lines) = try Tool.startLiveRecording(to: mp4)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        // The signal once frame 60 (2 s) has been scanned: the handlers are in and the recording holds 2 s.
+        let at = try #require(lines.waitFor(60) { OutputLines.detectionFrame($0) >= 60 }, "no frame 60 in a minute")
         kill(p.processIdentifier, signal.0)
         let stopped = Date()
+        let seen = OutputLines.detectionFrame(lines.all[at])
         p.waitUntilExit()
         #expect(Date().timeIntervalSince(stopped) < 10, "bounded wait for the file to be finished")
         #expect(p.terminationStatus == 128 + signal.0)
-        // Play it back: the frames up to the signal (about 2 s at 30 frames/s), every one readable.
+        // Play it back: every frame up to the signal, readable, and not much more (2 s for the signal to land).
         let frames = try Tool.framesIn(mp4)
-        #expect(frames >= Sanitizer.atLeast(45) && frames <= 90, "\(frames) frames recorded in about 2 s")
+        #expect(
+            frames >= Sanitizer.atLeast(seen) && frames <= seen + 60,
+            "\(frames) frames recorded; frame \(seen) was scanned before the signal")
     }
 
     /// SIGKILL: no chance to finish the file, yet the fragmented MP4 plays, holding all but the last seconds.
     @Test func killedRecordingStillPlays() throws {
         let mp4 = Tool.folder.appendingPathComponent("killed.mp4").path
-        let p = try Tool.startLiveRecording(to: mp4)
-        Thread.sleep(forTimeInterval: 4)
+        let (p, lines) = try Tool.startLiveRecording(to: mp4)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let at = try #require(lines.waitFor(60) { OutputLines.detectionFrame($0) >= 120 }, "no frame 120 in a minute")
+        let seen = OutputLines.detectionFrame(lines.all[at])
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         let frames = try Tool.framesIn(mp4)
-        // About 4 s were captured; at most the last 2 s (and the start-up) may be missing.
-        #expect(frames >= Sanitizer.atLeast(45), "\(frames) frames survived")
+        // At least 4 s had been scanned, so recorded; at most the last 2 s may be missing.
+        #expect(frames >= Sanitizer.atLeast(seen - 60), "\(frames) frames survived; frame \(seen) was scanned")
     }
 
     /// A reader that never reads (a full pipe): video and recording go on at the frame rate, events are dropped,
@@ -227,12 +290,19 @@ struct Tool {
         let p = Process()
         p.executableURL = Tool.url
         p.arguments = ["run", "demo", "--live", "--frames", "0", "--size", "640x360", "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
+        let out = Pipe()
+        p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        Thread.sleep(forTimeInterval: 1.5)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let lines = OutputLines(out.fileHandleForReading)
+        // Codes seen: the pipeline plays (and the handlers are in). The first signal, and once the run says that it
+        // is finishing, the second.
+        #expect(lines.waitFor(60) { $0.contains(#""event":"appeared""#) } != nil, "no code in a minute")
         kill(p.processIdentifier, SIGINT)
-        Thread.sleep(forTimeInterval: 0.05)
+        #expect(
+            lines.waitFor(30) { $0.contains(#""event":"warning""#) && $0.contains("stopping") } != nil,
+            "the first signal was not taken")
         kill(p.processIdentifier, SIGINT)
         let stopped = Date()
         p.waitUntilExit()

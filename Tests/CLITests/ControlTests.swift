@@ -4,37 +4,6 @@ import Testing
 
 /// `--control -`: commands on standard input change a running pipeline (viewfinder, pause, resume, stop).
 @Suite(.serialized) struct ControlTests {
-    /// The events a running child has printed so far, read on a thread of their own.
-    final class Lines: Sendable {
-        private let lines = Locked<[String]>([])
-        init(_ handle: FileHandle) {
-            let thread = Thread { [self] in
-                var pending = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { return }
-                    pending.append(chunk)
-                    while let nl = pending.firstIndex(of: 10) {
-                        let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
-                        pending.removeSubrange(pending.startIndex...nl)
-                        lines.withLock { $0.append(line) }
-                    }
-                }
-            }
-            thread.start()
-        }
-        var all: [String] { lines.withLock { $0 } }
-        func waitFor(_ seconds: Double, from start: Int = 0, _ match: (String) -> Bool) -> Int? {
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while Date() < deadline {
-                let now = all
-                if now.count > start, let i = now[start...].firstIndex(where: match) { return i }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return nil
-        }
-    }
-
     @Test func commandsChangeTheRunningPipeline() throws {
         let p = Process()
         p.executableURL = Tool.url
@@ -49,7 +18,7 @@ import Testing
         p.standardError = FileHandle.nullDevice
         try p.run()
         defer { if p.isRunning { p.terminate() } }
-        let lines = Lines(output.fileHandleForReading)
+        let lines = OutputLines(output.fileHandleForReading)
         func send(_ command: String) { input.fileHandleForWriting.write(Data((command + "\n").utf8)) }
 
         #expect(lines.waitFor(10) { $0.contains(#""event":"detection""#) } != nil)

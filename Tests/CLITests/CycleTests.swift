@@ -111,7 +111,7 @@ import Testing
         p.standardError = FileHandle.nullDevice
         try p.run()
         defer { if p.isRunning { p.terminate() } }
-        let lines = ControlTests.Lines(output.fileHandleForReading)
+        let lines = OutputLines(output.fileHandleForReading)
         func send(_ command: String) { input.fileHandleForWriting.write(Data((command + "\n").utf8)) }
         try #require(lines.waitFor(20) { $0.contains(#""state":"playing""#) } != nil)
         let start = Date()

@@ -89,10 +89,13 @@ import Testing
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        Thread.sleep(forTimeInterval: 3)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let lines = OutputLines(out.fileHandleForReading)
+        // The stream plays and codes come: then the signal, and the summary.
+        #expect(lines.waitFor(60) { $0.contains(#""event":"appeared""#) } != nil, "no code in a minute")
         kill(p.processIdentifier, SIGINT)
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = lines.waitForEnd(30).joined(separator: "\n")
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)
         #expect(stdout.contains(#""event":"appeared""#))

@@ -23,12 +23,14 @@ import Testing
         func count(where match: (Event) -> Bool) -> Int { all.filter(match).count }
         /// Waits up to `seconds` for an event that matches.
         func waitFor(_ seconds: Double, _ match: (Event) -> Bool) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while Date() < deadline {
-                if all.contains(where: match) { return true }
-                Thread.sleep(forTimeInterval: 0.05)
+            eventually(seconds) { all.contains(where: match) }
+        }
+        /// The frame numbers of the detections so far.
+        var detectionFrames: [Int] {
+            all.compactMap {
+                if case .detection(let frame, _, _, _) = $0 { return frame }
+                return nil
             }
-            return false
         }
     }
 
@@ -82,27 +84,24 @@ import Testing
             })
         controller.pause()
         // (The log also holds the "paused" of the start, on the way to playing: the controller's state tells.)
-        #expect(events.waitFor(5) { _ in controller.state == .paused })
+        #expect(events.waitFor(30) { _ in controller.state == .paused })
         #expect(events.all.filter { $0 == .state("paused") }.count >= 2)
-        Thread.sleep(forTimeInterval: Sanitizer.settle(0.3))  // what was in flight settles
-        let before = events.count {
-            if case .detection = $0 { return true }
-            return false
-        }
+        // Paused, the tee lets no frame through. The frames already past it (the ledger holds them until both
+        // branches are done) may still be scanned and reported; their numbers are below `bound`: a frame's number
+        // is its place at the tee, and frames scanned or skipped plus those held count every frame that came.
+        let held = controller.ledgerCount ?? 0
+        let bound = framesThroughTheTee(controller) + held
+        // A second to watch for frames that must not come (not a wait for something to happen).
         Thread.sleep(forTimeInterval: 1)
-        let during = events.count {
-            if case .detection = $0 { return true }
-            return false
-        }
-        #expect(during == before, "no frame is scanned while paused (\(during - before) detections came)")
+        let during = events.detectionFrames
+        let late = during.filter { $0 >= bound }
+        #expect(late.isEmpty, "frames scanned while paused: \(Set(late).sorted()) (frames up to \(bound) were in)")
+        #expect(framesThroughTheTee(controller) <= bound, "frames passed the tee while paused")
         controller.resume()
-        #expect(events.waitFor(5) { _ in controller.state == .playing })
-        Thread.sleep(forTimeInterval: 1)
-        let after = events.count {
-            if case .detection = $0 { return true }
-            return false
-        }
-        #expect(after > during + Sanitizer.atLeast(10), "frames flow again after resume (\(after - during) detections)")
+        #expect(events.waitFor(30) { _ in controller.state == .playing })
+        #expect(
+            events.waitFor(30) { _ in events.detectionFrames.count > during.count + Sanitizer.atLeast(10) },
+            "frames flow again after resume (\(events.detectionFrames.count - during.count) detections)")
         #expect(controller.stop())
         #expect(controller.state == .stopped)
     }
@@ -165,7 +164,8 @@ import Testing
         let controller = ScanController(name: "recording", configuration: c, observer: events.observe)
         controller.start()
         #expect(events.waitFor(10, Self.isAppeared))
-        Thread.sleep(forTimeInterval: 1.5)
+        // A second and a half of frames into the recording (through the tee, which feeds it), then the stop.
+        #expect(eventually { framesThroughTheTee(controller) >= 45 }, "\(framesThroughTheTee(controller)) frames")
         #expect(controller.stop(timeout: 15))
         #expect(controller.state == .stopped)
         let recorded = try #require(controller.summary).frames
@@ -196,10 +196,19 @@ import Testing
         }
         #expect(events.waitFor(10) { _ in types(events.all[...]).count >= 2 })
         controller.setDecoder(try ScannerSettings(["disable", "qrcode.enable"]))
-        Thread.sleep(forTimeInterval: 0.5)  // frames already in the workers finish with the old settings
-        let mark = events.all.count
-        Thread.sleep(forTimeInterval: 1)
-        let later = types(events.all[mark...])
+        // Frames already past the tee may finish with the old settings; every frame numbered from `changed` on
+        // came to the tee after the change (see pauseHoldsTheStreamAndResumeGoesOn for the count).
+        let held = controller.ledgerCount ?? 0
+        let changed = framesThroughTheTee(controller) + held
+        func after() -> [Detection] {
+            events.all.compactMap {
+                if case .detection(let frame, _, let d, _) = $0, frame >= changed { return d }
+                return nil
+            }
+        }
+        // A second of frames (the QR code is in every one) scanned after the change.
+        #expect(events.waitFor(30) { _ in after().count >= 30 }, "\(after().count) detections after the change")
+        let later = Set(after().map(\.type))
         #expect(later == ["QR-Code"], "after the change: \(later)")
     }
 }

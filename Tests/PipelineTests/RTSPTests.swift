@@ -157,7 +157,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             producerRunner.stop()
             _ = producerDone.wait(timeout: .now() + 15)
         }
-        for _ in 0..<50 where served.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.1) }
+        eventually { served.withLock { $0 } != nil }
         let url = try #require(served.withLock { $0 }, "no serving event")
         #expect(url.hasPrefix("rtsp://127.0.0.1:") && url.hasSuffix("/dock"))
 
@@ -171,15 +171,19 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             _ = try? clientRunner.run()
             clientDone.signal()
         }
-        Thread.sleep(forTimeInterval: 4)
+        func seen() -> Set<String> {
+            Set(
+                log.all.compactMap { e -> String? in
+                    if case .appeared(_, _, let d, _) = e { return d.data }
+                    return nil
+                })
+        }
+        let all: Set = ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"]
+        // Until the client has read every code from the served video (or the deadline), then the stop.
+        eventually(60) { seen().isSuperset(of: all) }
         clientRunner.stop()
         #expect(clientDone.wait(timeout: .now() + 15) == .success, "the client stops when asked")
-        let seen = Set(
-            log.all.compactMap { e -> String? in
-                if case .appeared(_, _, let d, _) = e { return d.data }
-                return nil
-            })
-        #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"])
+        #expect(seen() == all)
     }
 
     /// The server keeps the session open but stops sending (its media's valve closes, as a camera that hangs):
@@ -209,30 +213,23 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             control.requestStop()
             _ = done.wait(timeout: .now() + 20)
         }
-        for _ in 0..<100 where !log.all.map(\.name).contains("appeared") { Thread.sleep(forTimeInterval: 0.1) }
-        #expect(log.all.map(\.name).contains("appeared"), "codes before the stall")
+        #expect(eventually(60) { log.all.map(\.name).contains("appeared") }, "codes before the stall")
         #expect(bs_test_rtsp_stall_newest() == 1)
         let stalled = Date()
-        var noticedAfter: Double? = nil
-        for _ in 0..<150 {
-            if log.all.contains(where: { $0.name == "reconnecting" }) {
-                noticedAfter = Date().timeIntervalSince(stalled)
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        let after = try #require(noticedAfter, "no reconnecting event within 15 s of the stall")
+        let noticed = eventually(15) { log.all.contains(where: { $0.name == "reconnecting" }) }
+        let after = Date().timeIntervalSince(stalled)
+        try #require(noticed, "no reconnecting event within 15 s of the stall")
         #expect(after >= 4.5 && after < 7.5, "noticed \(after) s after the stall (watchdog 5 s)")
         let reason = log.all.compactMap { e -> String? in
             if case .reconnecting(_, _, let reason) = e { return reason }
             return nil
         }.first
         #expect(reason == "\(server.url): no frame for 5 s (the stream stalled)")
-        // Up to 25 s: with every other suite running beside it, the new session can be slow to send its first frames.
-        for _ in 0..<250 {
+        // Up to 60 s: with every other suite running beside it, the new session can be slow to send its first frames.
+        eventually(60) {
             let names = log.all.map(\.name)
-            if let r = names.firstIndex(of: "recovered"), names[r...].contains("appeared") { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            guard let r = names.firstIndex(of: "recovered") else { return false }
+            return names[r...].contains("appeared")
         }
         let names = log.all.map(\.name)
         let recovered = try #require(names.firstIndex(of: "recovered"), "\(names)")
@@ -269,19 +266,25 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             }
             done.signal()
         }
-        Thread.sleep(forTimeInterval: 3)
+        func ended() -> Bool { outcome.withLock { $0 } != "running" }
+        // Codes, and a second and a half recorded (through the tee, which feeds the recording), before the outage.
+        #expect(
+            eventually(60) { log.all.map(\.name).contains("appeared") && framesThroughTheTee(control) >= 45 },
+            "\(framesThroughTheTee(control)) frames before the outage")
         let outage = Date()
         first?.disconnectAll()
         first = nil
-        Thread.sleep(forTimeInterval: 1.5)
+        // The server comes back once the client has noticed that it went.
+        #expect(eventually { log.all.map(\.name).contains("reconnecting") || ended() }, "the outage went unnoticed")
         let second = try testRTSPServer(clip: short, port: port)
-        // Back: wait for codes after the recovery, then stop.
-        for _ in 0..<150 {
+        // Back: wait for codes after the recovery.
+        eventually(60) {
             let names = log.all.map(\.name)
-            if let r = names.firstIndex(of: "recovered"), names[r...].contains("appeared") { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            if let r = names.firstIndex(of: "recovered"), names[r...].contains("appeared") { return true }
+            return ended()
         }
-        Thread.sleep(forTimeInterval: 1.5)  // a second and a half recorded after the outage
+        // A second and a half recorded after the outage (the short clip may end the run first), then the stop.
+        eventually { framesThroughTheTee(control) >= 45 || ended() }
         control.requestStop()
         #expect(done.wait(timeout: .now() + 20) == .success, "the run stops when asked")
         #expect(outcome.withLock { $0 } == "ended", "\(outcome.withLock { $0 })")

@@ -27,6 +27,24 @@ enum Media {
     private static let writing = NSLock()
 }
 
+/// Waits for `condition` to hold, looking every 50 ms, for at most `seconds`; says whether it came. The deadline is
+/// generous: a loaded 2-core machine running every other suite beside this one is slow, not broken.
+@discardableResult
+func eventually(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while !condition() {
+        if Date() >= deadline { return false }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return true
+}
+
+/// Frames that have passed the tee of a controller's running pipeline so far (scanned or skipped by the scanner;
+/// the recording gets each of them), 0 between runs.
+func framesThroughTheTee(_ controller: ScanController) -> Int {
+    controller.progress.map { $0.frames + $0.framesDropped } ?? 0
+}
+
 /// Collects a run's events (they arrive on GStreamer's threads).
 final class EventLog: Sendable {
     private let events = Locked<[Event]>([])

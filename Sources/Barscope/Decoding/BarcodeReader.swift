@@ -29,6 +29,9 @@ public final class BarcodeReader {
     private var halfBuffer: [UInt8] = []
     /// How long the second passes may take on one image before it is given up.
     public var secondPassBudget: Duration = .seconds(2)
+    /// The second pass that gave the last `read` its codes; nil when the first read did, or nothing was found (for
+    /// the tests: that a code is read by a second pass, not by the first read).
+    private(set) var lastSecondPass: SecondPass?
 
     /// - Parameters:
     ///   - settings: `-S` values; they choose the formats of both engines.
@@ -56,6 +59,7 @@ public final class BarcodeReader {
     {
         let cropped = viewfinder != nil
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+        lastSecondPass = nil
         if thorough && found.isEmpty {
             let deadline = ContinuousClock.now + secondPassBudget
             for pass in SecondPass.order(for: image) where ContinuousClock.now < deadline {
@@ -66,7 +70,10 @@ public final class BarcodeReader {
                     back.bounds = Bounds(enclosing: back.polygon)
                     return back
                 }.filter { Plausibility.accepts($0, in: image, cropped: cropped) }
-                if !found.isEmpty { break }
+                if !found.isEmpty {
+                    lastSecondPass = pass
+                    break
+                }
             }
         }
         return found.map { d in
