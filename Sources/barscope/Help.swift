@@ -166,7 +166,8 @@ enum Help {
 
         Scans still images (PNG, JPEG, ...) and prints each code as TYPE:data, one a line, as zbarimg does.
         Both engines read each image (ZBar and zxing-cpp, results cross-checked); an image where nothing is
-        found is read again scaled, rotated, contrast-stretched, inverted, binarized and sharpened (2 s at most).
+        found is read again scaled, rotated, contrast-stretched, inverted, binarized and sharpened (24 megapixels
+        of such images at most: the same reads on every machine).
           --json        one JSON object per code instead, with file, type, data, quality, polygon, bounds,
                         engine; a binary payload also as data_base64 with "encoding":"binary"
           -S CONFIG     decoder setting in zbarimg syntax (-Sdisable -Sqrcode.enable, -Si25.disable); zxing-cpp's

@@ -27,8 +27,11 @@ public final class BarcodeReader {
     private let thorough: Bool
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
-    /// How long the second passes may take on one image before it is given up.
-    public var secondPassBudget: Duration = .seconds(2)
+    /// How much work the second passes may do on one image: a count of pixels, so that every machine reads the
+    /// same codes, with a wall-clock guard that a working machine never reaches.
+    public var secondPassBudget = SecondPassBudget()
+    /// What the second passes did on the last image read (nil when it got none: found at once, or not thorough).
+    public private(set) var lastSecondPasses: SecondPassWork? = nil
 
     /// - Parameters:
     ///   - settings: `-S` values; they choose the formats of both engines.
@@ -56,18 +59,31 @@ public final class BarcodeReader {
     {
         let cropped = viewfinder != nil
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+        lastSecondPasses = nil
         if thorough && found.isEmpty {
-            let deadline = ContinuousClock.now + secondPassBudget
-            for pass in SecondPass.order(for: image) where ContinuousClock.now < deadline {
-                let t = pass.apply(to: image)
-                found = t.withImage { readOnce($0) }.map { d in
-                    var back = d
-                    back.polygon = d.polygon.map(t.toSource)
-                    back.bounds = Bounds(enclosing: back.polygon)
-                    return back
-                }.filter { Plausibility.accepts($0, in: image, cropped: cropped) }
-                if !found.isEmpty { break }
+            var work = SecondPassWork()
+            let deadline = ContinuousClock.now + secondPassBudget.guardTime
+            for pass in SecondPass.order(for: image) {
+                // In order, until one finds a code; a pass whose image would take the pixels past the budget is
+                // skipped (a smaller one after it may still fit): the same passes on every machine. The clock
+                // only guards against a machine far slower than any in use.
+                let size = pass.outputSize(width: image.width, height: image.height)
+                guard work.pixels + size.width * size.height <= secondPassBudget.pixels else {
+                    work.skipped += 1
+                    continue
+                }
+                guard ContinuousClock.now < deadline else {
+                    work.stop = .guardTime
+                    break
+                }
+                found = read(pass, of: image, cropped: cropped, work: &work)
+                if !found.isEmpty {
+                    work.stop = .found
+                    break
+                }
             }
+            if work.stop == .exhausted && work.skipped > 0 { work.stop = .budget }
+            lastSecondPasses = work
         }
         return found.map { d in
             var placed = d
@@ -76,6 +92,19 @@ public final class BarcodeReader {
             placed.inViewfinder = viewfinder.map { $0.contains(all: placed.polygon) } ?? true
             return placed
         }
+    }
+
+    /// One second pass: its image made, read, the reads' points mapped back to `image`, the work counted.
+    func read(_ pass: SecondPass, of image: LumaImage, cropped: Bool, work: inout SecondPassWork) -> [Detection] {
+        let t = pass.apply(to: image)
+        work.passes += 1
+        work.pixels += t.width * t.height
+        return t.withImage { readOnce($0) }.map { d in
+            var back = d
+            back.polygon = d.polygon.map(t.toSource)
+            back.bounds = Bounds(enclosing: back.polygon)
+            return back
+        }.filter { Plausibility.accepts($0, in: image, cropped: cropped) }
     }
 
     /// Reads the image at half its size (each 2x2 block averaged into a buffer this reader keeps): a quarter of
@@ -147,6 +176,48 @@ public final class BarcodeReader {
     }
 }
 
+/// How much the second passes may do on one still.
+public struct SecondPassBudget: Sendable, Equatable {
+    /// Pixels, summed over the images the passes make and read (a pass whose image would take the sum past this is
+    /// skipped, not made). ZBar's and zxing-cpp's work, and the transforms', grow with the pixels.
+    public var pixels: Int
+    /// Wall-clock time after which no further pass starts: a guard against a machine far slower than any this
+    /// was measured on, never the limit that decides on a working one (it stops the passes, and says so in
+    /// ``SecondPassWork/stop``).
+    public var guardTime: Duration
+
+    public init(pixels: Int = SecondPassBudget.defaultPixels, guardTime: Duration = .seconds(60)) {
+        self.pixels = pixels
+        self.guardTime = guardTime
+    }
+
+    /// About 2 s of a release build's work on the 2-core machine it was measured on (10 megapixels a second through
+    /// the passes), the old wall-clock budget; every pass on an image up to about 0.55 megapixels (all 23 of them
+    /// make 41 times its pixels). No image of the real-photo set needs more than 13 megapixels.
+    public static let defaultPixels = 24_000_000
+}
+
+/// What the second passes did on one image.
+public struct SecondPassWork: Sendable, Equatable {
+    public enum Stop: String, Sendable {
+        /// A pass read a code.
+        case found
+        /// Nothing found, and some passes were skipped: they would have taken the pixels past the budget.
+        case budget
+        /// The guard's wall-clock time ran out (a machine far too slow, or stopped): not the same on every run.
+        case guardTime = "guard-time"
+        /// Every pass was tried, none skipped, nothing found.
+        case exhausted
+    }
+    /// Passes made and read.
+    public var passes = 0
+    /// Pixels of the images those passes read.
+    public var pixels = 0
+    /// Passes skipped, their images too large for what was left of the budget.
+    public var skipped = 0
+    public var stop = Stop.exhausted
+}
+
 /// What a still gets when the first read finds nothing: each pass a new image (one or more steps), read again by
 /// the same engines.
 struct SecondPass: Equatable {
@@ -186,6 +257,20 @@ struct SecondPass: Equatable {
             out += chains.filter { !$0.isEmpty }.map { SecondPass(steps: $0) }
         }
         return out
+    }
+
+    /// The size of the image this pass makes from one of `width` × `height`, without making it: what the budget
+    /// counts before the work is done (the same sizes as `apply`, from the same functions).
+    func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        var size = (width: width, height: height)
+        for step in steps {
+            switch step {
+            case .scaled(let f): size = TransformedLuma.scaledSize(width: size.width, height: size.height, by: f)
+            case .rotated(let d): size = TransformedLuma.rotatedSize(width: size.width, height: size.height, degrees: d)
+            case .stretched, .inverted, .binarized, .sharpened: break
+            }
+        }
+        return size
     }
 
     func apply(to image: LumaImage) -> TransformedLuma {
