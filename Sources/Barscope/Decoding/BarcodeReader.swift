@@ -131,9 +131,27 @@ public final class BarcodeReader {
     /// One read by the chosen engines, in the image's own pixels.
     private func readOnce(_ image: LumaImage) -> [Detection] {
         switch engine {
-        case .zbar: return zbar.scan(image)
+        case .zbar: return withSequences(zbar.scan(image), in: image)
         case .zxing: return zxing.read(image)
-        case .both: return verified(Self.merge(zbar: zbar.scan(image), zxing: zxing.read(image)), in: image)
+        case .both:
+            return withSequences(
+                verified(Self.merge(zbar: zbar.scan(image), zxing: zxing.read(image)), in: image), in: image)
+        }
+    }
+
+    /// A part of a structured append that ZBar read and no engine placed (ZBar keeps the header to itself, and
+    /// knows the order only when it saw every part) is read again by zxing-cpp on its own region, for its index,
+    /// count and parity. Rare (only such parts), and a small region.
+    private func withSequences(_ reads: [Detection], in image: LumaImage) -> [Detection] {
+        reads.map { d in
+            guard d.sequencePart, d.sequence?.id == nil else { return d }
+            let margin = max(d.bounds.width, d.bounds.height) / 4 + 8
+            guard let region = image.cropped(to: d.bounds.expanded(by: margin)) else { return d }
+            guard let header = zxing.read(region).first(where: { $0.data == d.data && $0.sequence != nil })?.sequence
+            else { return d }
+            var placed = d
+            placed.sequence = header
+            return placed
         }
     }
 
@@ -165,6 +183,8 @@ public final class BarcodeReader {
             if let i = out.firstIndex(where: { $0.type == z.type && $0.bounds.expanded(by: 4).intersects(z.bounds) }) {
                 if out[i].data == z.data {
                     out[i].engine = "both"
+                    // zxing-cpp reads a structured append's header, which ZBar does not give.
+                    if z.sequence != nil { out[i].sequence = z.sequence }
                 } else {
                     out[i] = z
                 }
