@@ -211,9 +211,9 @@ public struct SecondPassBudget: Sendable, Equatable {
         self.guardTime = guardTime
     }
 
-    /// About 2 s of a release build's work on the 2-core machine it was measured on (10 megapixels a second through
-    /// the passes), the old wall-clock budget; every pass on an image up to about 0.55 megapixels (all 23 of them
-    /// make 41 times its pixels). No image of the real-photo set needs more than 13 megapixels.
+    /// About the old wall-clock budget (2 s) on the 2-core machine it was measured on: a release build reads a
+    /// 0.55-megapixel picture of noise, first read and all 23 passes (41 times its pixels), in 2.5 s. No image of
+    /// the real-photo set needs more than 13 megapixels.
     public static let defaultPixels = 24_000_000
 }
 
