@@ -82,6 +82,9 @@ static int readInto(const uint8_t *luma, int width, int height, int stride, uint
                 o.corners[2 * i] = p[i].x;
                 o.corners[2 * i + 1] = p[i].y;
             }
+            o.sequence_index = r.isPartOfSequence() ? r.sequenceIndex() : -1;
+            o.sequence_size = r.isPartOfSequence() ? r.sequenceSize() : -1;
+            o.sequence_id = copyString(r.sequenceId());
             ++n;
         }
         return n;
@@ -94,7 +97,9 @@ extern "C" void bs_zx_free(bs_zx_result *results, int count) {
     for (int i = 0; i < count; ++i) {
         std::free(results[i].text);
         std::free(results[i].bytes);
+        std::free(results[i].sequence_id);
         results[i].text = nullptr;
         results[i].bytes = nullptr;
+        results[i].sequence_id = nullptr;
     }
 }

@@ -166,9 +166,15 @@ enum Help {
 
         Scans still images (PNG, JPEG, ...) and prints each code as TYPE:data, one a line, as zbarimg does.
         Both engines read each image (ZBar and zxing-cpp, results cross-checked); an image where nothing is
-        found is read again scaled, rotated, contrast-stretched, inverted, binarized and sharpened (2 s at most).
+        found is read again scaled, rotated, contrast-stretched, inverted, binarized and sharpened (24 megapixels
+        of such images at most: the same reads on every machine).
           --json        one JSON object per code instead, with file, type, data, quality, polygon, bounds,
-                        engine; a binary payload also as data_base64 with "encoding":"binary"
+                        engine; a binary payload also as data_base64 with "encoding":"binary"; a part of a
+                        QR structured append also as "sequence":{"index":0,"count":4,"id":"27"}
+
+        The parts of a structured append found in the images given (in one or in several) are joined: the
+        whole message is printed once more after the last image's codes (with --json: "files" instead of
+        "file", "sequence":{"count":4,"id":"27","joined":true}, no polygon).
           -S CONFIG     decoder setting in zbarimg syntax (-Sdisable -Sqrcode.enable, -Si25.disable); zxing-cpp's
                         own formats: datamatrix, aztec, microqr, maxicode (-Sdisable -Sdatamatrix.enable)
           --engine E    zbar, zxing or both (default both)

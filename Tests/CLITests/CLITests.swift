@@ -357,6 +357,52 @@ final class OutputLines: Sendable {
         #expect(off.stdout.isEmpty)
     }
 
+    @Test func scanJoinsTheStructuredAppendItsImagesHold() throws {
+        let message = "Four QR codes, one message: the parts name their index, the count and the parity. End!"
+        let parts = try QRCode.structuredAppend(message, version: 2)
+        #expect(parts.count == 4)
+        let parity = String(message.utf8.reduce(0, ^))
+        #expect(parity == "15")
+        let files = try parts.enumerated().map { i, symbol in
+            let path = Tool.folder.appendingPathComponent("sa-part-\(i).png").path
+            try DemoClip.writePNG(symbol, to: path, module: 4)
+            return path
+        }
+        // One part a file, given out of order: each part, then the joined message, naming its files in part order.
+        let j = try Tool.run(["scan", "--json"] + [files[2], files[0], files[3], files[1]])
+        #expect(j.status == 0, "\(j.stderr)")
+        let lines = j.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(j.stdout)")
+        let objects = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        for (n, obj) in objects.prefix(4).enumerated() {
+            #expect(obj["type"] as? String == "QR-Code", "\(lines[n])")
+            let sequence = try #require(obj["sequence"] as? [String: Any], "\(lines[n])")
+            #expect(sequence["index"] as? Int == [2, 0, 3, 1][n], "\(lines[n])")
+            #expect(sequence["count"] as? Int == 4 && sequence["id"] as? String == parity, "\(lines[n])")
+        }
+        let joined = objects[4]
+        #expect(joined["data"] as? String == message, "\(lines[4])")
+        #expect(joined["type"] as? String == "QR-Code")
+        #expect(joined["files"] as? [String] == [files[2], files[0], files[3], files[1]], "\(lines[4])")
+        let sequence = try #require(joined["sequence"] as? [String: Any])
+        #expect(sequence["joined"] as? Bool == true && sequence["count"] as? Int == 4 && sequence["index"] == nil)
+        #expect(joined["polygon"] == nil)
+        // All four in one picture: the four parts in text, and the message last.
+        let together = Tool.folder.appendingPathComponent("sa-all.png").path
+        try DemoClip.writePNG(parts, to: together, module: 4)
+        let t = try Tool.run(["scan", together])
+        #expect(t.status == 0, "\(t.stderr)")
+        let text = t.stdout.split(separator: "\n").map(String.init)
+        #expect(text.count == 5 && text.allSatisfy { $0.hasPrefix("QR-Code:") }, "\(t.stdout)")
+        #expect(text.last == "QR-Code:\(message)")
+        // Three of the four: the parts, and no message.
+        let three = try Tool.run(["scan", files[0], files[1], files[3]])
+        #expect(three.stdout.split(separator: "\n").count == 3, "\(three.stdout)")
+        #expect(!three.stdout.contains(message))
+    }
+
     @Test func scanWithoutCodeExitsFour() throws {
         let path = Tool.folder.appendingPathComponent("blank.png").path
         try DemoClip.writePNG(

@@ -28,7 +28,9 @@ import Testing
         for c in controllers {
             let t = c.totals
             #expect(t.frames >= 30, "\(c.name): \(t)")
-            #expect(t.admitted == t.frames + t.dropped, "\(c.name): in \(t.admitted), scanned \(t.frames), dropped \(t.dropped)")
+            #expect(
+                t.admitted == t.frames + t.dropped,
+                "\(c.name): in \(t.admitted), scanned \(t.frames), dropped \(t.dropped)")
             #expect(c.summary?.frames == t.frames)
         }
     }

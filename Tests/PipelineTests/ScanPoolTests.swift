@@ -18,7 +18,9 @@ import Testing
         deinit { all.forEach { gst_sample_unref($0) } }
         var count: Int { all.count }
         /// A job owning its own reference to frame `n` (cycling through them).
-        func job(_ n: Int) -> ScanPool.Job { ScanPool.Job(frame: n, ptsNs: nil, sample: gst_sample_ref(all[n % count])!) }
+        func job(_ n: Int) -> ScanPool.Job {
+            ScanPool.Job(frame: n, ptsNs: nil, sample: gst_sample_ref(all[n % count])!)
+        }
     }
 
     /// The first `count` frames of a 640x360 demo clip, decoded by GStreamer into grey samples.

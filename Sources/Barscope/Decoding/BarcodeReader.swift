@@ -27,11 +27,11 @@ public final class BarcodeReader {
     private let thorough: Bool
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
-    /// How long the second passes may take on one image before it is given up.
-    public var secondPassBudget: Duration = .seconds(2)
-    /// The second pass that gave the last `read` its codes; nil when the first read did, or nothing was found (for
-    /// the tests: that a code is read by a second pass, not by the first read).
-    private(set) var lastSecondPass: SecondPass?
+    /// How much work the second passes may do on one image: a count of pixels, so that every machine reads the
+    /// same codes, with a wall-clock guard that a working machine never reaches.
+    public var secondPassBudget = SecondPassBudget()
+    /// What the second passes did on the last image read (nil when it got none: found at once, or not thorough).
+    public private(set) var lastSecondPasses: SecondPassWork? = nil
 
     /// - Parameters:
     ///   - settings: `-S` values; they choose the formats of both engines.
@@ -59,22 +59,31 @@ public final class BarcodeReader {
     {
         let cropped = viewfinder != nil
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
-        lastSecondPass = nil
+        lastSecondPasses = nil
         if thorough && found.isEmpty {
-            let deadline = ContinuousClock.now + secondPassBudget
-            for pass in SecondPass.order(for: image) where ContinuousClock.now < deadline {
-                let t = pass.apply(to: image)
-                found = t.withImage { readOnce($0) }.map { d in
-                    var back = d
-                    back.polygon = d.polygon.map(t.toSource)
-                    back.bounds = Bounds(enclosing: back.polygon)
-                    return back
-                }.filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+            var work = SecondPassWork()
+            let deadline = ContinuousClock.now + secondPassBudget.guardTime
+            for pass in SecondPass.order(for: image) {
+                // In order, until one finds a code; a pass whose image would take the pixels past the budget is
+                // skipped (a smaller one after it may still fit): the same passes on every machine. The clock
+                // only guards against a machine far slower than any in use.
+                let size = pass.outputSize(width: image.width, height: image.height)
+                guard work.pixels + size.width * size.height <= secondPassBudget.pixels else {
+                    work.skipped += 1
+                    continue
+                }
+                guard ContinuousClock.now < deadline else {
+                    work.stop = .guardTime
+                    break
+                }
+                found = read(pass, of: image, cropped: cropped, work: &work)
                 if !found.isEmpty {
-                    lastSecondPass = pass
+                    work.stop = .found
                     break
                 }
             }
+            if work.stop == .exhausted && work.skipped > 0 { work.stop = .budget }
+            lastSecondPasses = work
         }
         return found.map { d in
             var placed = d
@@ -83,6 +92,19 @@ public final class BarcodeReader {
             placed.inViewfinder = viewfinder.map { $0.contains(all: placed.polygon) } ?? true
             return placed
         }
+    }
+
+    /// One second pass: its image made, read, the reads' points mapped back to `image`, the work counted.
+    func read(_ pass: SecondPass, of image: LumaImage, cropped: Bool, work: inout SecondPassWork) -> [Detection] {
+        let t = pass.apply(to: image)
+        work.passes += 1
+        work.pixels += t.width * t.height
+        return t.withImage { readOnce($0) }.map { d in
+            var back = d
+            back.polygon = d.polygon.map(t.toSource)
+            back.bounds = Bounds(enclosing: back.polygon)
+            return back
+        }.filter { Plausibility.accepts($0, in: image, cropped: cropped) }
     }
 
     /// Reads the image at half its size (each 2x2 block averaged into a buffer this reader keeps): a quarter of
@@ -109,9 +131,27 @@ public final class BarcodeReader {
     /// One read by the chosen engines, in the image's own pixels.
     private func readOnce(_ image: LumaImage) -> [Detection] {
         switch engine {
-        case .zbar: return zbar.scan(image)
+        case .zbar: return withSequences(zbar.scan(image), in: image)
         case .zxing: return zxing.read(image)
-        case .both: return verified(Self.merge(zbar: zbar.scan(image), zxing: zxing.read(image)), in: image)
+        case .both:
+            return withSequences(
+                verified(Self.merge(zbar: zbar.scan(image), zxing: zxing.read(image)), in: image), in: image)
+        }
+    }
+
+    /// A part of a structured append that ZBar read and no engine placed (ZBar keeps the header to itself, and
+    /// knows the order only when it saw every part) is read again by zxing-cpp on its own region, for its index,
+    /// count and parity. Rare (only such parts), and a small region.
+    private func withSequences(_ reads: [Detection], in image: LumaImage) -> [Detection] {
+        reads.map { d in
+            guard d.sequencePart, d.sequence?.id == nil else { return d }
+            let margin = max(d.bounds.width, d.bounds.height) / 4 + 8
+            guard let region = image.cropped(to: d.bounds.expanded(by: margin)) else { return d }
+            guard let header = zxing.read(region).first(where: { $0.data == d.data && $0.sequence != nil })?.sequence
+            else { return d }
+            var placed = d
+            placed.sequence = header
+            return placed
         }
     }
 
@@ -143,6 +183,8 @@ public final class BarcodeReader {
             if let i = out.firstIndex(where: { $0.type == z.type && $0.bounds.expanded(by: 4).intersects(z.bounds) }) {
                 if out[i].data == z.data {
                     out[i].engine = "both"
+                    // zxing-cpp reads a structured append's header, which ZBar does not give.
+                    if z.sequence != nil { out[i].sequence = z.sequence }
                 } else {
                     out[i] = z
                 }
@@ -152,6 +194,48 @@ public final class BarcodeReader {
         }
         return out
     }
+}
+
+/// How much the second passes may do on one still.
+public struct SecondPassBudget: Sendable, Equatable {
+    /// Pixels, summed over the images the passes make and read (a pass whose image would take the sum past this is
+    /// skipped, not made). ZBar's and zxing-cpp's work, and the transforms', grow with the pixels.
+    public var pixels: Int
+    /// Wall-clock time after which no further pass starts: a guard against a machine far slower than any this
+    /// was measured on, never the limit that decides on a working one (it stops the passes, and says so in
+    /// ``SecondPassWork/stop``).
+    public var guardTime: Duration
+
+    public init(pixels: Int = SecondPassBudget.defaultPixels, guardTime: Duration = .seconds(60)) {
+        self.pixels = pixels
+        self.guardTime = guardTime
+    }
+
+    /// About the old wall-clock budget (2 s) on the 2-core machine it was measured on: a release build reads a
+    /// 0.55-megapixel picture of noise, first read and all 23 passes (41 times its pixels), in 2.5 s. No image of
+    /// the real-photo set needs more than 13 megapixels.
+    public static let defaultPixels = 24_000_000
+}
+
+/// What the second passes did on one image.
+public struct SecondPassWork: Sendable, Equatable {
+    public enum Stop: String, Sendable {
+        /// A pass read a code.
+        case found
+        /// Nothing found, and some passes were skipped: they would have taken the pixels past the budget.
+        case budget
+        /// The guard's wall-clock time ran out (a machine far too slow, or stopped): not the same on every run.
+        case guardTime = "guard-time"
+        /// Every pass was tried, none skipped, nothing found.
+        case exhausted
+    }
+    /// Passes made and read.
+    public var passes = 0
+    /// Pixels of the images those passes read.
+    public var pixels = 0
+    /// Passes skipped, their images too large for what was left of the budget.
+    public var skipped = 0
+    public var stop = Stop.exhausted
 }
 
 /// What a still gets when the first read finds nothing: each pass a new image (one or more steps), read again by
@@ -193,6 +277,20 @@ struct SecondPass: Equatable {
             out += chains.filter { !$0.isEmpty }.map { SecondPass(steps: $0) }
         }
         return out
+    }
+
+    /// The size of the image this pass makes from one of `width` × `height`, without making it: what the budget
+    /// counts before the work is done (the same sizes as `apply`, from the same functions).
+    func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        var size = (width: width, height: height)
+        for step in steps {
+            switch step {
+            case .scaled(let f): size = TransformedLuma.scaledSize(width: size.width, height: size.height, by: f)
+            case .rotated(let d): size = TransformedLuma.rotatedSize(width: size.width, height: size.height, degrees: d)
+            case .stretched, .inverted, .binarized, .sharpened: break
+            }
+        }
+        return size
     }
 
     func apply(to image: LumaImage) -> TransformedLuma {

@@ -17,12 +17,18 @@ public struct Detection: Hashable, Sendable {
     public var binary: [UInt8]?
     /// The engine that read it (`zbar`, `zxing`, or `both` when they agreed).
     public var engine: String = "zbar"
+    /// One part of a message split over several codes (QR structured append): its position, the count, the
+    /// parity. Nil for a code that stands alone.
+    public var sequence: StructuredAppend? = nil
     /// 1D codes: the box's length across the bars (0 when no box could be made), and whether the code ran out of
     /// the scanned image before its quiet zone; nil and false when the engine does not say. For plausibility checks.
     var lengthAcrossBars: Double? = nil
     /// 1D codes read by ZBar: the unit direction across the bars (tracked mode rescans along it only).
     var acrossBars: Point? = nil
     var runsOffImage = false
+    /// ZBar read this as one part of a structured append, but could not say which (it does not expose the
+    /// header): zxing-cpp is asked (BarcodeReader).
+    var sequencePart = false
 
     public init(type: String, data: String, quality: Int, polygon: [Point], inViewfinder: Bool = true) {
         self.type = type

@@ -29,8 +29,7 @@ struct TransformedLuma {
     /// codes; other factors interpolate, 2 giving more pixels a module for codes too small for ZBar's edges).
     static func scaled(_ image: LumaImage, by factor: Double) -> TransformedLuma {
         let halving = factor == 0.5 && image.width >= 2 && image.height >= 2
-        let w = halving ? image.width / 2 : max(1, Int((Double(image.width) * factor).rounded()))
-        let h = halving ? image.height / 2 : max(1, Int((Double(image.height) * factor).rounded()))
+        let (w, h) = scaledSize(width: image.width, height: image.height, by: factor)
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         var out = [UInt8](repeating: 0, count: w * h)
         if halving {
@@ -48,6 +47,23 @@ struct TransformedLuma {
         return TransformedLuma(pixels: out, width: w, height: h, toSource: { Point($0.x * sx, $0.y * sy) })
     }
 
+    /// The size `scaled` makes (halving: whole 2x2 blocks).
+    static func scaledSize(width: Int, height: Int, by factor: Double) -> (width: Int, height: Int) {
+        if factor == 0.5 && width >= 2 && height >= 2 { return (width / 2, height / 2) }
+        return (max(1, Int((Double(width) * factor).rounded())), max(1, Int((Double(height) * factor).rounded())))
+    }
+
+    /// The size `rotated` makes: the canvas that holds the whole rotated image.
+    static func rotatedSize(width: Int, height: Int, degrees: Double) -> (width: Int, height: Int) {
+        let a = degrees * .pi / 180
+        let w0 = Double(width)
+        let h0 = Double(height)
+        return (
+            Int((abs(w0 * cos(a)) + abs(h0 * sin(a))).rounded(.up)),
+            Int((abs(w0 * sin(a)) + abs(h0 * cos(a))).rounded(.up))
+        )
+    }
+
     /// Rotated by `degrees` about the centre, on a canvas large enough to hold all of it (the corners white),
     /// so that a 1D code at that angle lies along ZBar's rows.
     static func rotated(_ image: LumaImage, degrees: Double) -> TransformedLuma {
@@ -56,8 +72,7 @@ struct TransformedLuma {
         let s = sin(a)
         let w0 = Double(image.width)
         let h0 = Double(image.height)
-        let w = Int((abs(w0 * c) + abs(h0 * s)).rounded(.up))
-        let h = Int((abs(w0 * s) + abs(h0 * c)).rounded(.up))
+        let (w, h) = rotatedSize(width: image.width, height: image.height, degrees: degrees)
         let cx0 = w0 / 2
         let cy0 = h0 / 2
         let cx = Double(w) / 2

@@ -80,48 +80,120 @@ public final class ZBarScanner {
         while let s = symbol {
             defer { symbol = zbar_symbol_next(s) }
             let type = zbar_symbol_get_type(s)
-            let name = String(cString: zbar_get_symbol_name(type))
-            let length = Int(zbar_symbol_get_data_length(s))
-            let bytes: [UInt8] =
-                zbar_symbol_get_data(s).map { p in
-                    p.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        Array(UnsafeBufferPointer(start: $0, count: length))
-                    }
-                } ?? []
-            // Bytes that are not UTF-8 (a binary payload) are kept as they are, beside a readable rendering.
-            let text = String(validating: bytes, as: UTF8.self)
-            let data = text ?? String(decoding: bytes, as: UTF8.self)
-            var points: [Point] = []
-            var refined: BarEdgeRefiner.Refined? = nil
-            var acrossBars: Point? = nil
-            for i in 0..<zbar_symbol_get_loc_size(s) {
-                points.append(Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i))))
+            // (An EAN code with an add-on is a composite too, of another type: it stays one code, as before.)
+            guard let first = zbar_symbol_first_component(s), type == ZBAR_QRCODE || type == ZBAR_PARTIAL else {
+                found.append(detection(s, type: type, image, mapping, viewfinder))
+                continue
             }
-            if !Self.isTwoDimensional(type) {
-                // 1D: ZBar gives scan-line hits, not corners; box them, then snap the ends to the bars.
-                // The hits are where scan lines entered and left the code; a tilted code's bars are found from
-                // the image itself (its dominant edge direction), and the box is built across them.
-                let orientation = zbar_symbol_get_orientation(s)
-                let alongX =
-                    orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
-                    || orientation == ZBAR_ORIENT_UNKNOWN
-                let axis = alongX ? Point(1, 0) : Point(0, 1)
-                let across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
-                let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
-                points = r.corners
-                refined = r
-                acrossBars = across
+            // A structured append: ZBar joins the QR codes of one message it finds in an image into a container
+            // symbol, QR-Code when every part is there (its text the whole message), ZBAR_PARTIAL ("UNKNOWN") when
+            // some are missing (the text of those present, a NUL at each gap). Its components are the parts, in
+            // order, each with its corners, and a ZBAR_PARTIAL placeholder (no corners) for each run of missing
+            // ones. Each part is reported as the QR code it is. ZBar does not expose the parts' headers; when it has
+            // them all, their order is their index.
+            let whole = Self.bytes(of: s)
+            let base = zbar_symbol_get_data(s)
+            var components: [(symbol: OpaquePointer, placeholder: Bool, offset: Int)] = []
+            var component: OpaquePointer? = first
+            while let c = component {
+                defer { component = zbar_symbol_next(c) }
+                var offset = 0
+                if let p = zbar_symbol_get_data(c), let base { offset = p - base }
+                components.append(
+                    (c, zbar_symbol_get_type(c) == ZBAR_PARTIAL || zbar_symbol_get_loc_size(c) == 0, offset))
             }
-            let polygon = points.map(mapping.toFrame)
-            var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
-            if text == nil { d.binary = bytes }
-            d.lengthAcrossBars = refined?.length
-            d.acrossBars = acrossBars
-            d.runsOffImage = refined?.runsOffImage ?? false
-            d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
-            found.append(d)
+            let texts = Self.partTexts(whole, components.map { ($0.placeholder, $0.offset) })
+            var parts: [Detection] = []
+            for (c, text) in zip(components.filter { !$0.placeholder }, texts) {
+                var part = detection(c.symbol, type: ZBAR_QRCODE, bytes: text, image, mapping, viewfinder)
+                part.sequencePart = true
+                parts.append(part)
+            }
+            if type == ZBAR_QRCODE {
+                for i in parts.indices { parts[i].sequence = StructuredAppend(index: i, count: parts.count, id: nil) }
+            }
+            found += parts
         }
         return found
+    }
+
+    /// The bytes of a symbol's text (NULs included: a partial structured append has one at each gap).
+    private static func bytes(of s: OpaquePointer) -> [UInt8] {
+        let length = Int(zbar_symbol_get_data_length(s))
+        return zbar_symbol_get_data(s).map { p in
+            p.withMemoryRebound(to: UInt8.self, capacity: length) {
+                Array(UnsafeBufferPointer(start: $0, count: length))
+            }
+        } ?? []
+    }
+
+    /// Each present part's text, cut from the container's (`whole`), given its components in order as
+    /// (placeholder, offset of the component's data in the container's). ZBar 0.23's own lengths for the parts are
+    /// one byte short (they assume a NUL between every two parts, written only at gaps), and a part right after a
+    /// gap points at the gap's NUL; so only the offsets of parts that follow a part are trusted: a part ends where
+    /// the next part starts, at the next gap's NUL, or at the end.
+    static func partTexts(_ whole: [UInt8], _ components: [(placeholder: Bool, offset: Int)]) -> [[UInt8]] {
+        var texts: [[UInt8]] = []
+        var cursor = 0
+        for (k, c) in components.enumerated() {
+            if c.placeholder {
+                // A gap before more parts left a NUL; one at the end left nothing.
+                if k + 1 < components.count, cursor < whole.count, whole[cursor] == 0 { cursor += 1 }
+                continue
+            }
+            let next = k + 1 < components.count ? components[k + 1] : nil
+            var end = whole.count
+            if let next, !next.placeholder {
+                end = min(max(cursor, next.offset), whole.count)
+            } else if let nul = whole[cursor...].firstIndex(of: 0) {
+                end = nul
+            }
+            texts.append(Array(whole[cursor..<end]))
+            cursor = end
+        }
+        return texts
+    }
+
+    /// One ZBar symbol as a detection, named as `type` (a structured append's parts are QR codes), its text
+    /// `bytes` when given (a part's, cut from its container's), else its own.
+    private func detection(
+        _ s: OpaquePointer, type: zbar_symbol_type_t, bytes given: [UInt8]? = nil, _ image: LumaImage,
+        _ mapping: CropMapping, _ viewfinder: PixelRect?
+    ) -> Detection {
+        let name = String(cString: zbar_get_symbol_name(type))
+        let bytes = given ?? Self.bytes(of: s)
+        // Bytes that are not UTF-8 (a binary payload) are kept as they are, beside a readable rendering.
+        let text = String(validating: bytes, as: UTF8.self)
+        let data = text ?? String(decoding: bytes, as: UTF8.self)
+        var points: [Point] = []
+        var refined: BarEdgeRefiner.Refined? = nil
+        var acrossBars: Point? = nil
+        for i in 0..<zbar_symbol_get_loc_size(s) {
+            points.append(Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i))))
+        }
+        if !Self.isTwoDimensional(type) {
+            // 1D: ZBar gives scan-line hits, not corners; box them, then snap the ends to the bars.
+            // The hits are where scan lines entered and left the code; a tilted code's bars are found from
+            // the image itself (its dominant edge direction), and the box is built across them.
+            let orientation = zbar_symbol_get_orientation(s)
+            let alongX =
+                orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
+                || orientation == ZBAR_ORIENT_UNKNOWN
+            let axis = alongX ? Point(1, 0) : Point(0, 1)
+            let across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
+            let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
+            points = r.corners
+            refined = r
+            acrossBars = across
+        }
+        let polygon = points.map(mapping.toFrame)
+        var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
+        if text == nil { d.binary = bytes }
+        d.lengthAcrossBars = refined?.length
+        d.acrossBars = acrossBars
+        d.runsOffImage = refined?.runsOffImage ?? false
+        d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
+        return d
     }
 
     static func isTwoDimensional(_ type: zbar_symbol_type_t) -> Bool {

@@ -56,6 +56,11 @@ public struct ZXingReader: Sendable {
             if polygon.allSatisfy({ $0 == polygon[0] }) { polygon = [polygon[0]] }
             var d = Detection(type: type, data: text, quality: Int(r.line_count), polygon: polygon)
             d.engine = "zxing"
+            if r.sequence_index >= 0 {
+                let id = r.sequence_id.map { String(cString: $0) } ?? ""
+                d.sequence = StructuredAppend(
+                    index: Int(r.sequence_index), count: Int(r.sequence_size), id: id.isEmpty ? nil : id)
+            }
             if r.content_type == Int32(BS_ZX_BINARY), let bytes = r.bytes {
                 d.binary = Array(UnsafeBufferPointer(start: bytes, count: Int(r.length)))
             }

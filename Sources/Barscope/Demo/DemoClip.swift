@@ -97,13 +97,25 @@ public enum DemoClip {
     /// Draws one symbol on white with its quiet zone and writes it as a PNG (like the stock element's test image).
     /// - Parameter margin: white around the quiet zone, in pixels.
     public static func writePNG(_ symbol: BarcodeSymbol, to path: String, module: Int = 3, margin: Int = 20) throws {
+        try writePNG([symbol], to: path, module: module, margin: margin)
+    }
+
+    /// Draws symbols side by side on white, each with its quiet zone, `margin` pixels around and between them
+    /// (the parts of a structured append in one picture), and writes them as a PNG.
+    public static func writePNG(_ symbols: [BarcodeSymbol], to path: String, module: Int = 3, margin: Int = 20)
+        throws
+    {
         let m = Double(module)
         let margin = Double(margin)
-        let wModules = Double(symbol.widthModules + 2 * symbol.quietZone)
-        let hModules = Double(
-            symbol.isTwoDimensional ? symbol.heightModules + 2 * symbol.quietZone : symbol.heightModules)
-        let w = Int32(wModules * m + 2 * margin)
-        let h = Int32(hModules * m + 2 * margin)
+        func size(_ symbol: BarcodeSymbol) -> (w: Double, h: Double) {
+            let wModules = Double(symbol.widthModules + 2 * symbol.quietZone)
+            let hModules = Double(
+                symbol.isTwoDimensional ? symbol.heightModules + 2 * symbol.quietZone : symbol.heightModules)
+            return (wModules * m, hModules * m)
+        }
+        let sizes = symbols.map(size)
+        let w = Int32(sizes.map(\.w).reduce(0, +) + Double(symbols.count + 1) * margin)
+        let h = Int32((sizes.map(\.h).max() ?? 0) + 2 * margin)
         let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h)
         defer { cairo_surface_destroy(surface) }
         let cr = cairo_create(surface)!
@@ -112,12 +124,17 @@ public enum DemoClip {
         cairo_set_source_rgb(cr, 1, 1, 1)
         cairo_paint(cr)
         cairo_set_source_rgb(cr, 0, 0, 0)
-        let x0 = margin + Double(symbol.quietZone) * m
-        let y0 = margin + (symbol.isTwoDimensional ? Double(symbol.quietZone) * m : 0)
-        for run in symbol.darkRuns {
-            let rowHeight = symbol.isTwoDimensional ? m : Double(symbol.heightModules) * m
-            cairo_rectangle(
-                cr, x0 + Double(run.start) * m, y0 + Double(run.row) * rowHeight, Double(run.length) * m, rowHeight)
+        var left = margin
+        for (symbol, size) in zip(symbols, sizes) {
+            let x0 = left + Double(symbol.quietZone) * m
+            let y0 = margin + (symbol.isTwoDimensional ? Double(symbol.quietZone) * m : 0)
+            for run in symbol.darkRuns {
+                let rowHeight = symbol.isTwoDimensional ? m : Double(symbol.heightModules) * m
+                cairo_rectangle(
+                    cr, x0 + Double(run.start) * m, y0 + Double(run.row) * rowHeight, Double(run.length) * m,
+                    rowHeight)
+            }
+            left += size.w + margin
         }
         cairo_fill(cr)
         let status = cairo_surface_write_to_png(surface, path)

@@ -41,6 +41,24 @@ public enum QRCode {
         return symbol(code, text: text)
     }
 
+    /// A message split over several QR codes, structured append (ISO/IEC 18004 §7.4.11): each symbol names its
+    /// position, the count and the parity of the whole message. libqrencode splits `text` (byte mode, level M)
+    /// into as many symbols of `version` as it needs.
+    /// - Throws: ``BarscopeError/badValue`` when libqrencode cannot (a version too small for the header alone).
+    public static func structuredAppend(_ text: String, version: Int) throws -> [BarcodeSymbol] {
+        guard let list = QRcode_encodeString8bitStructured(text, Int32(version), QR_ECLEVEL_M) else {
+            throw BarscopeError.badValue("QR '\(text)': libqrencode cannot split it into version \(version) symbols")
+        }
+        defer { QRcode_List_free(list) }
+        var out: [BarcodeSymbol] = []
+        var entry: UnsafeMutablePointer<QRcode_List>? = list
+        while let e = entry {
+            if let code = e.pointee.code { out.append(symbol(code, text: text)) }
+            entry = e.pointee.next
+        }
+        return out
+    }
+
     /// The modules of libqrencode's result (bit 0 of each byte: dark), with the standard 4-module quiet zone.
     private static func symbol(_ code: UnsafeMutablePointer<QRcode>, text: String) -> BarcodeSymbol {
         let n = Int(code.pointee.width)

@@ -134,6 +134,18 @@ public enum Event: Sendable, Equatable {
     /// One line of JSON Lines (no trailing newline).
     public var jsonLine: String { json.encoded() }
 
+    /// A part of a structured append: `"sequence":{"index":0,"count":4,"id":"42"}` (`id`: the parity, when an
+    /// engine gave it); the joined message: `"sequence":{"count":4,"id":"42","joined":true}`. Nothing otherwise.
+    static func sequence(of d: Detection) -> [(String, JSONValue)] {
+        guard let s = d.sequence else { return [] }
+        var f: [(String, JSONValue)] = []
+        if let index = s.index { f.append(("index", .int(index))) }
+        f.append(("count", .int(s.count)))
+        f.append(("id", s.id.map { .string($0) } ?? .null))
+        if s.index == nil { f.append(("joined", .bool(true))) }
+        return [("sequence", .object(f))]
+    }
+
     static func fields(of d: Detection) -> [(String, JSONValue)] {
         func num(_ v: Double) -> JSONValue { v == v.rounded() ? .int(Int(v)) : .double((v * 10).rounded() / 10) }
         // A binary payload: the exact bytes as base64, the encoding named; `data` keeps a readable rendering.
@@ -142,7 +154,7 @@ public enum Event: Sendable, Equatable {
                 [("encoding", .string("binary")), ("data_base64", .string(Data($0).base64EncodedString()))]
             }
             ?? []
-        return [("type", .string(d.type)), ("data", .string(d.data))] + payload + [
+        return [("type", .string(d.type)), ("data", .string(d.data))] + payload + sequence(of: d) + [
             ("quality", .int(d.quality)),
             ("polygon", .array(d.polygon.map { .array([num($0.x), num($0.y)]) })),
             (

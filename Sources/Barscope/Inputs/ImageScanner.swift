@@ -9,20 +9,36 @@ import Foundation
 public final class ImageScanner {
     private let reader: BarcodeReader
 
-    /// - Parameter thorough: read an image where nothing is found again, transformed (up to 2 s); the fuzzer
+    /// - Parameter thorough: read an image where nothing is found again, transformed (within ``SecondPassBudget``); the fuzzer
     ///   turns it off to reach more inputs.
     public init(settings: ScannerSettings = ScannerSettings(), engine: Engine = .both, thorough: Bool = true) {
         reader = BarcodeReader(engine: engine, settings: settings, thorough: thorough)
     }
 
+    /// How much work the second passes may do on one image (``SecondPassBudget``).
+    public var secondPassBudget: SecondPassBudget {
+        get { reader.secondPassBudget }
+        set { reader.secondPassBudget = newValue }
+    }
+
+    /// What the second passes did on the last image scanned; nil when it got none.
+    public var lastSecondPasses: SecondPassWork? { reader.lastSecondPasses }
+
     /// Scans one image file.
     /// - Throws: ``BarscopeError/badInput`` naming the file when it is missing or not an image.
     public func scan(path: String) throws -> [Detection] {
+        try withLumaPlane(ofImageAt: path) { reader.read($0) }
+    }
+
+    /// Decodes one image file and lends its luma plane to `body`.
+    func withLumaPlane<R>(ofImageAt path: String, _ body: (LumaImage) -> R) throws -> R {
         try checkReadableFile(path, kind: "an image")
         try ImageHeader.checkSize(ofFileAt: path)
         let pipeline = try Pipeline(
             launch: "filesrc name=src ! decodebin name=dec ! videoconvert ! appsink name=sink")
-        guard let src = pipeline.child("src"), let sink = pipeline.child("sink") else { return [] }
+        guard let src = pipeline.child("src"), let sink = pipeline.child("sink") else {
+            throw BarscopeError.badInput("\(path): the image pipeline could not be made")
+        }
         bs_set_string(src, "location", path)
         setProperty(sink, "caps", lumaCaps)
         // Preroll gives us the first (for a still image, the only) frame without playing the pipeline.
@@ -49,9 +65,9 @@ public final class ImageScanner {
             throw BarscopeError.badInput("\(path): not an image (no picture in it)")
         }
         defer { gst_sample_unref(sample) }
-        guard let found = withLumaPlane(of: sample, { luma, _ in reader.read(luma) }) else {
+        guard let result = Barscope.withLumaPlane(of: sample, { luma, _ in body(luma) }) else {
             throw BarscopeError.badInput("\(path): not an image (no picture in it)")
         }
-        return found
+        return result
     }
 }

@@ -112,7 +112,7 @@ public final class ScanPool: @unchecked Sendable {
         threadNumber += 1
         condition.unlock()
         let thread = Thread { [self] in
-            while case let (lane, job, started)? = next() {
+            while case (let lane, let job, let started)? = next() {
                 let reader = lane.reader()
                 lane.process(reader.reader, job)
                 gst_sample_unref(job.sample)

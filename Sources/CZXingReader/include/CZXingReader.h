@@ -20,7 +20,7 @@ enum {
 /// zxing-cpp's ContentType: what the bytes are.
 enum { BS_ZX_TEXT = 0, BS_ZX_BINARY = 1, BS_ZX_MIXED = 2, BS_ZX_GS1 = 3, BS_ZX_ISO15434 = 4, BS_ZX_UNKNOWN_ECI = 5 };
 
-/// One code read. `text` and `bytes` are malloc'd and freed by bs_zx_free.
+/// One code read. `text`, `bytes` and `sequence_id` are malloc'd and freed by bs_zx_free.
 typedef struct bs_zx_result {
     uint32_t format;        // one BS_ZX_* format bit
     int content_type;       // BS_ZX_TEXT ...
@@ -30,6 +30,9 @@ typedef struct bs_zx_result {
     int length;
     int line_count;         // 1D: scan lines that agreed
     double corners[8];      // x,y of top-left, top-right, bottom-right, bottom-left in image pixels
+    int sequence_index;     // structured append: this symbol's 0-based position, -1 when not part of one
+    int sequence_size;      // the number of symbols (0: not stated, PDF417), -1 when not part of one
+    char *sequence_id;      // what ties the parts together (QR: the parity byte in decimal), malloc'd; may be ""
 } bs_zx_result;
 
 /// Reads the codes in one 8-bit luma image (not copied; `stride` bytes a row).
