@@ -145,6 +145,13 @@ public struct DemoScene: Sendable {
 
     /// Renders frame `n` into a cairo context whose target is the whole frame.
     public func render(frame n: Int, on cr: OpaquePointer) {
+        renderBackground(on: cr)
+        renderForeground(frame: n, on: cr)
+    }
+
+    /// What every frame has under the codes: the gradient and the grid (the same on every frame, so that a live
+    /// source draws it once and copies it, instead of computing a 1080p gradient 30 times a second).
+    public func renderBackground(on cr: OpaquePointer) {
         cairo_save(cr)
         defer { cairo_restore(cr) }
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE)
@@ -160,6 +167,13 @@ public struct DemoScene: Sendable {
         for x in stride(from: 0, to: size.width, by: step) { cairo_rectangle(cr, Double(x), 0, 1, Double(size.height)) }
         for y in stride(from: 0, to: size.height, by: step) { cairo_rectangle(cr, 0, Double(y), Double(size.width), 1) }
         cairo_fill(cr)
+    }
+
+    /// What moves, drawn over the background: the belt, the cards and their codes, the frame's caption.
+    public func renderForeground(frame n: Int, on cr: OpaquePointer) {
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE)
         belt?.render(frame: n, on: cr)
 
         for p in placements(frame: n) {
@@ -193,14 +207,31 @@ public struct DemoScene: Sendable {
     }
 
     /// Renders frame `n` into BGRx memory (cairo's RGB24 on little-endian machines).
-    public func render(frame n: Int, into data: UnsafeMutableRawPointer, stride: Int) {
+    /// - Parameter background: the background already there (copied from `renderBackground`): only the rest is
+    ///   drawn, to the same pixels.
+    public func render(frame n: Int, into data: UnsafeMutableRawPointer, stride: Int, background: Bool = false) {
+        draw(into: data, stride: stride) { cr in
+            if background {
+                renderForeground(frame: n, on: cr)
+            } else {
+                render(frame: n, on: cr)
+            }
+        }
+    }
+
+    /// Renders the background alone into BGRx memory.
+    public func renderBackground(into data: UnsafeMutableRawPointer, stride: Int) {
+        draw(into: data, stride: stride) { renderBackground(on: $0) }
+    }
+
+    private func draw(into data: UnsafeMutableRawPointer, stride: Int, _ body: (OpaquePointer) -> Void) {
         let surface = cairo_image_surface_create_for_data(
             data.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24, Int32(size.width), Int32(size.height),
             Int32(stride))
         defer { cairo_surface_destroy(surface) }
         let cr = cairo_create(surface)
         defer { cairo_destroy(cr) }
-        render(frame: n, on: cr!)
+        body(cr!)
         cairo_surface_flush(surface)
     }
 }

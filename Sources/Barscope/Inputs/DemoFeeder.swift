@@ -12,6 +12,8 @@ final class DemoFeeder: @unchecked Sendable {
     private var next = 0
     private var live = false
     private var started: ContinuousClock.Instant? = nil
+    /// The scene's background, drawn once and copied into every frame (streaming thread only).
+    private var background: [UInt8] = []
 
     init(options: DemoOptions) {
         scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene)
@@ -52,7 +54,13 @@ final class DemoFeeder: @unchecked Sendable {
         guard let buffer = gst_buffer_new_allocate(nil, UInt(stride * scene.size.height), nil) else { return }
         var map = GstMapInfo()
         if gst_buffer_map(buffer, &map, GST_MAP_WRITE) != 0 {
-            scene.render(frame: next, into: map.data, stride: stride)
+            let bytes = stride * scene.size.height
+            if background.count != bytes {
+                background = [UInt8](repeating: 0, count: bytes)
+                background.withUnsafeMutableBytes { scene.renderBackground(into: $0.baseAddress!, stride: stride) }
+            }
+            background.withUnsafeBytes { _ = memcpy(map.data, $0.baseAddress!, bytes) }
+            scene.render(frame: next, into: map.data, stride: stride, background: true)
             gst_buffer_unmap(buffer, &map)
         }
         let duration = UInt64(1_000_000_000) / UInt64(scene.fps)
