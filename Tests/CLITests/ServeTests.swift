@@ -54,11 +54,19 @@ import Testing
         #expect((cam["codes"] as? Int ?? 0) >= 3, "the RTSP instance reads the demo's codes: \(cam)")
         let done = try service.waitFor(file, timeout: 60) { ($0["state"] as? String) == "completed" }
         #expect(done["state"] as? String == "completed" && done["frames"] as? Int == 300, "\(done)")
+        // A file drops nothing: every frame in was scanned.
+        #expect(done["frames_in"] as? Int == 300 && done["frames_dropped"] as? Int == 0, "\(done)")
+        // The live instances share the process's scanning pool.
+        let pool = try service.request("GET", "/v1/pool")
+        #expect(pool.status == 200)
+        #expect(pool.object["workers"] as? Int == ProcessInfo.processInfo.activeProcessorCount, "\(pool.text)")
+        #expect((pool.object["streams"] as? Int ?? 0) >= 2, "\(pool.text)")
+        #expect(pool.object["busy_share"] is Double && pool.object["queued"] is Int, "\(pool.text)")
         let all = try service.request("GET", "/v1/instances").json as? [[String: Any]] ?? []
         #expect(Set(all.compactMap { $0["id"] as? String }) == Set(ids))
         for key in [
             "id", "pipeline", "state", "frames", "frames_dropped", "fps", "latency_ms", "codes", "restarts", "error",
-            "started_at",
+            "started_at", "frames_in", "scan_waiting", "scan_share",
         ] {
             #expect(playing[key] != nil, "status has \(key)")
         }
@@ -103,6 +111,8 @@ import Testing
             #expect(String(line).wholeMatch(of: sample) != nil, "not Prometheus text: \(line)")
         }
         #expect(metrics.text.contains("barscope_frames_total{instance=\"\(file)\"} 300"))
+        #expect(metrics.text.contains("barscope_frames_in_total{instance=\"\(file)\"} 300"))
+        #expect(metrics.text.contains("barscope_scan_pool_workers \(ProcessInfo.processInfo.activeProcessorCount)"))
         #expect(metrics.text.contains("barscope_codes_total{instance=\"\(file)\",symbology=\"QR-Code\"}"))
         #expect(!metrics.text.contains("barscope.dev"), "no code contents in labels")
 
