@@ -5,6 +5,7 @@
 #define CBARSCOPE_H
 
 #include <gst/gst.h>
+#include <malloc.h>
 #include <gst/app/app.h>
 #include <gst/video/video.h>
 // cairo_t only travels through the draw signal here; its definition comes from the CCairo module.
@@ -80,6 +81,9 @@ gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer 
 typedef void (*bs_source_setup_callback)(GstElement *bin, GstElement *source, gpointer data);
 gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data,
                               GClosureNotify destroy);
+
+// mallopt's parameter is a macro: at most `n` malloc arenas for the process (set before threads start).
+static inline void bs_limit_malloc_arenas(int n) { mallopt(M_ARENA_MAX, n); }
 
 // Video decoders added anywhere inside `bin` get at most `threads` threads ("max-threads" or "threads").
 gulong bs_limit_decoder_threads(GstElement *bin, gint threads);
