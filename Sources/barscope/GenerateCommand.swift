@@ -33,10 +33,11 @@ enum GenerateCommand {
             throw UsageError("generate needs one output file (see 'barscope generate --help')")
         }
         switch (out as NSString).pathExtension.lowercased() {
+        case "jsonl": truthPath = out
         case "webm": try DemoClip.writeWebM(to: out, options: options)
         case "mkv": try DemoClip.writeMatroska(to: out, options: options)
         case "mp4": try DemoClip.writeMP4(to: out, options: options)
-        default: throw UsageError("generate '\(out)': name it .mp4, .mkv or .webm")
+        default: throw UsageError("generate '\(out)': name it .mp4, .mkv, .webm (media) or .jsonl (the truth alone)")
         }
         if let truthPath {
             let text = DemoClip.truthLines(options: options).joined(separator: "\n") + "\n"
