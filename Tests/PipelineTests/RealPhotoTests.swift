@@ -13,7 +13,7 @@ import Testing
     /// Measured on 2026-11-30 with both engines and the second passes (347 of 374 read, 5 misread; ZBar alone
     /// once read 291 with 13 misread; zbarimg reads 285 and misreads 15). Raise these as the reader improves.
     static let minimumRead = [
-        "code128": 16, "code39": 11, "ean13": 55, "ean8": 10, "itf": 20, "qrcode": 125, "upca": 69, "upce": 41,
+        "code128": 16, "code39": 11, "ean13": 55, "ean8": 10, "itf": 20, "qrcode": 125, "upca": 71, "upce": 41,
     ]
     /// The target: 92% of the set read, at most 5 misread.
     static let minimumTotal = 345, maximumMisread = 5

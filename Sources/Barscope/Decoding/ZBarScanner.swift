@@ -106,7 +106,27 @@ public final class ZBarScanner {
                     orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
                     || orientation == ZBAR_ORIENT_UNKNOWN
                 let axis = alongX ? Point(1, 0) : Point(0, 1)
-                let across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
+                var across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
+                // Hits piled at one end of the code (read on a few lines in the same direction) or all on one scan
+                // line, as small and short codes often are read: where the code runs comes from the image then,
+                // along the hits' lines, and for I2/5, CODE-39 and Codabar only a line that crossed all of it counts
+                // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
+                // I2/5 takes for a shorter code).
+                let spread = Bounds(enclosing: points)
+                if (alongX ? spread.width : spread.height) < 8 || (alongX ? spread.height : spread.width) < 2 {
+                    // The first hit whose line crossed the whole code; without that test, the longest extent of a
+                    // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).
+                    let whole = Self.partsReadAsCodes(type)
+                    let spans = points.prefix(whole ? 4 : 8).lazy.compactMap {
+                        BarEdgeRefiner.singleLineSpan(hit: $0, scan: axis, whole: whole, in: image)
+                    }
+                    func extent(_ s: (ends: [Point], across: Point)) -> Double { s.ends[0].distance(to: s.ends[1]) }
+                    guard let single = whole ? spans.first : spans.max(by: { extent($0) < extent($1) }) else {
+                        continue
+                    }
+                    points = single.ends
+                    across = single.across
+                }
                 let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
                 points = r.corners
                 refined = r
@@ -122,6 +142,12 @@ public final class ZBarScanner {
             found.append(d)
         }
         return found
+    }
+
+    /// Variable-length symbologies without a check character that ZBar demands: a part of one can read as a
+    /// shorter valid code.
+    static func partsReadAsCodes(_ type: zbar_symbol_type_t) -> Bool {
+        type == ZBAR_I25 || type == ZBAR_CODE39 || type == ZBAR_CODABAR
     }
 
     static func isTwoDimensional(_ type: zbar_symbol_type_t) -> Bool {
