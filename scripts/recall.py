@@ -1,4 +1,4 @@
-"""Recall against the stock GStreamer zbar element, per symbology, on the small-codes scene.
+"""Recall against the stock GStreamer zbar element, per symbology, on the small-codes scene (or another).
 
 For each clip (`barscope generate --scene small --seed S --size WxH`), runs the stock element
 (`filesrc ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! zbar ! fakesink`, messages on) and barscope
@@ -15,6 +15,7 @@ p.add_argument("--barscope", required=True)
 p.add_argument("--clips", default="960x540:1", help="SIZE:SEED,... (one clip each)")
 p.add_argument("--frames", type=int, default=90)
 p.add_argument("--engines", default="zbar,both")
+p.add_argument("--scene", default="small", help="the generator's scene (codes: the bench's demo clips)")
 p.add_argument("--json", help="write the counts here")
 p.add_argument("--keep", help="folder for the clips and outputs (default: a temporary one)")
 args = p.parse_args()
@@ -87,9 +88,9 @@ def barscope(clip, engine):
 totals = collections.defaultdict(lambda: collections.Counter())
 for spec in args.clips.split(","):
     size, seed = spec.split(":")
-    clip = os.path.join(work, f"small-{size}-{seed}.mp4")
+    clip = os.path.join(work, f"{args.scene}-{size}-{seed}.mp4")
     truth_path = clip.replace(".mp4", ".jsonl")
-    subprocess.run([args.barscope, "generate", clip, "--scene", "small", "--seed", seed, "--size", size, "--frames",
+    subprocess.run([args.barscope, "generate", clip, "--scene", args.scene, "--seed", seed, "--size", size, "--frames",
                     str(args.frames), "--truth", truth_path], check=True)
     truth = set()
     for line in open(truth_path):

@@ -321,9 +321,10 @@ enum BarEdgeRefiner {
         let quiet = quietModules * module
         // Outward from the bar nearest `p`, one way and then the other: bar by bar while the gap before the next
         // is shorter than `quiet`, and never into a dark stretch wider than any bar: past a label's edge the dark
-        // background would otherwise read as more bars. The widest bars are 4 modules; 8 leaves room for a module
-        // measured short (the lower quartile of blurred 1.3 px bars is 1 px) and for blur widening a bar.
-        let widestBar = 8 * module
+        // background would otherwise read as more bars. Blur merges two wide bars and the narrow space between
+        // them into one dark stretch (7 modules in I2/5 at a ratio of 3), and the module can measure short (the
+        // lower quartile of blurred 1.3 px bars is 1 px): 12 modules.
+        let widestBar = 12 * module
         let start = dark(nearest) ? nearest : -nearest
         var offImage = false
         func walk(_ step: Int) -> Int {

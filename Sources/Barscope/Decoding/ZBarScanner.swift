@@ -112,6 +112,7 @@ public final class ZBarScanner {
                 // along the hits' lines, and for I2/5, CODE-39 and Codabar only a line that crossed all of it counts
                 // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
                 // I2/5 takes for a shorter code).
+                let hits = points
                 let spread = Bounds(enclosing: points)
                 if (alongX ? spread.width : spread.height) < 8 || (alongX ? spread.height : spread.width) < 2 {
                     // The first hit whose line crossed the whole code; without that test, the longest extent of a
@@ -127,7 +128,27 @@ public final class ZBarScanner {
                     points = single.ends
                     across = single.across
                 }
-                let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
+                var r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
+                // A box shorter than the symbology's fewest modules: the hits covered part of the code (EAN's halves
+                // joined from lines that each crossed half) and the refiner could not reach its ends (too faint).
+                // Where a part cannot read as a shorter code (fixed length or check characters), the longest run of
+                // bars along the hits' lines is the code's extent, if longer.
+                if !Self.partsReadAsCodes(type), let fewest = Plausibility.minimumModules(type: name, data: data),
+                    Plausibility.length(of: r.corners) < 0.9 * Double(fewest)
+                {
+                    let runs = hits.prefix(8).compactMap {
+                        BarEdgeRefiner.singleLineSpan(hit: $0, scan: axis, whole: false, in: image)
+                    }
+                    if let best = runs.max(by: {
+                        $0.ends[0].distance(to: $0.ends[1]) < $1.ends[0].distance(to: $1.ends[1])
+                    }),
+                        best.ends[0].distance(to: best.ends[1]) > Plausibility.length(of: r.corners)
+                    {
+                        across = best.across
+                        r = BarEdgeRefiner.refine(
+                            BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
+                    }
+                }
                 points = r.corners
                 refined = r
                 acrossBars = across
