@@ -14,10 +14,11 @@ enum GenerateCommand {
             case "--fps": options.fps = try parseInt(try next(), option: "--fps", min: 1)
             case "--frames": options.frames = try parseInt(try next(), option: "--frames", min: 1)
             case "--truth": truthPath = try next()
+            case "--seed": options.seed = UInt64(try parseInt(try next(), option: "--seed", min: 0))
             case "--scene":
                 let v = try next()
                 guard let kind = DemoScene.Kind(rawValue: v) else {
-                    throw UsageError("--scene '\(v)': expected codes or conveyor")
+                    throw UsageError("--scene '\(v)': expected codes, conveyor or small")
                 }
                 options.scene = kind
             case "--help", "-h": help = true

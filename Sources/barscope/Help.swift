@@ -184,13 +184,16 @@ enum Help {
 
     static let generate = """
         Usage: barscope generate OUT.mp4|OUT.mkv|OUT.webm|TRUTH.jsonl [--size WxH] [--fps N] [--frames N]
-                                 [--truth PATH] [--scene codes|conveyor]
+                                 [--truth PATH] [--scene codes|conveyor|small] [--seed N]
 
         Encodes the demo scene (QR, EAN-13 and CODE-128 codes moving inside and outside the default
         viewfinder) into H.264 in MP4 or Matroska, or VP8 in WebM (by the name's extension), and writes
         the truth of every frame as JSON Lines with --truth; a .jsonl name writes the truth alone (the
-        live demo source's frame N is the scene's frame N, so it is the truth of `run demo` too). --scene conveyor: parcels on a belt instead,
-        one at a time through the viewfinder (one EAN-13, none, two EAN-13s, a wrong CODE-128, again).
+        live demo source's frame N is the scene's frame N, so it is its truth too). --scene conveyor:
+        parcels on a belt instead, one at a time through the viewfinder (one EAN-13, none, two EAN-13s, a wrong CODE-128, again).
+        --scene small: hard 1D codes of every symbology (EAN-13, EAN-8, UPC-A, UPC-E, I2/5, CODE-39,
+        CODE-93, CODE-128, Codabar) in a grid, modules of 1 to 1.5 px, tilted, blurred, low contrast;
+        --seed N chooses their texts and looks (default 1).
         Defaults: 1280x720, 30 frames/s, 300 frames.
         """
 }

@@ -245,6 +245,118 @@ enum BarEdgeRefiner {
         return (median(tops), median(bottoms))
     }
 
+    /// A code ZBar read on one scan line only, or on a few whose hits pile at one end of it: the hits say little
+    /// of where the code runs. Along the scan line through the hit, the run of bars that holds it is found (bar by
+    /// bar while the gaps stay shorter than a quiet zone), and along the lines 2 and 4 pixels to either side.
+    ///
+    /// - Parameter whole: the read must come from a line that crossed the whole code: no line beside it crosses a
+    ///   longer run of bars. A line that enters or leaves a tilted code through its bars' ends reads a part of it,
+    ///   which a variable-length symbology without a check character (I2/5, CODE-39, Codabar) can take for a
+    ///   shorter valid code; the lines beside it, nearer the code's middle, cross more of it. (A part is at least
+    ///   a character, 10 modules and more; 5 % of the run or 4 px is what a whole code's runs differ by from line
+    ///   to line: its thin end bars are sampled across a tilt, to the pixel.) Without `whole` (EAN and UPC, whose
+    ///   halves ZBar joins from different lines; CODE-128 and CODE-93, whose check characters a part fails), the
+    ///   longest of these runs is the code's extent.
+    /// - Returns: the run's two ends and the direction across the bars judged around it, or nil.
+    static func singleLineSpan(hit: Point, scan: Point, whole: Bool, in image: LumaImage) -> (
+        ends: [Point], across: Point
+    )? {
+        // A line that runs off the image before a quiet zone may be a cut code's; one that did across 8 modules
+        // of light may have crossed a quiet zone measured in over-wide modules, so 6 are tried before giving up.
+        guard let wide = run(through: hit, along: scan, quiet: 8, in: image),
+            var line = wide.offImage ? run(through: hit, along: scan, quiet: 6, in: image) : wide,
+            !line.offImage || !whole
+        else { return nil }
+        func length(_ r: (Point, Point, offImage: Bool)) -> Double {
+            ((r.1.x - r.0.x) * (r.1.x - r.0.x) + (r.1.y - r.0.y) * (r.1.y - r.0.y)).squareRoot()
+        }
+        let crossed = length(line)
+        guard crossed >= 8 else { return nil }
+        let mid = Point((line.0.x + line.1.x) / 2, (line.0.y + line.1.y) / 2)
+        let normal = Point(-scan.y, scan.x)
+        for d in [-4.0, -2.0, 2.0, 4.0] {
+            let beside = Point(mid.x + normal.x * d, mid.y + normal.y * d)
+            // (A line beside it that runs off the image says nothing: the background past the edge is unknown.)
+            guard let other = run(through: beside, along: scan, quiet: 8, in: image), !other.offImage else {
+                continue
+            }
+            if length(other) > crossed + max(4, crossed / 20) {
+                guard !whole else { return nil }
+                if length(other) > length(line) { line = other }
+            }
+        }
+        let across = acrossBars(in: image, around: Bounds(enclosing: [line.0, line.1])) ?? scan
+        return ([line.0, line.1], across)
+    }
+
+    /// The run of bars through `p` along `dir`: from the dark samples near `p`, outward bar by bar while the light
+    /// gap before the next bar is shorter than a quiet zone (6 of the narrowest bars, as `refine`). Its first and
+    /// last dark pixels, or nil where there is too little contrast to tell bars from spaces.
+    static func run(through p: Point, along dir: Point, quiet quietModules: Int = 6, in image: LumaImage) -> (
+        Point, Point, offImage: Bool
+    )? {
+        let reach = max(image.width, image.height)
+        let w = 12
+        func at(_ t: Int) -> Point { Point(p.x + dir.x * Double(t), p.y + dir.y * Double(t)) }
+        func inside(_ q: Point) -> Bool {
+            q.x >= 0 && q.y >= 0 && q.x < Double(image.width) && q.y < Double(image.height)
+        }
+        let near = (-w...w).map { luma(image, at($0).x, at($0).y) }
+        guard let lo = near.min(), let hi = near.max(), Int(hi) - Int(lo) >= 20 else { return nil }
+        let threshold = (Int(lo) + Int(hi)) / 2
+        func dark(_ t: Int) -> Bool { Int(luma(image, at(t).x, at(t).y)) < threshold }
+        var runs: [Int] = []
+        var current = 0
+        for v in near {
+            if Int(v) < threshold {
+                current += 1
+            } else if current > 0 {
+                runs.append(current)
+                current = 0
+            }
+        }
+        if current > 0 { runs.append(current) }
+        guard !runs.isEmpty, let nearest = (0...w).first(where: { dark($0) || dark(-$0) }) else { return nil }
+        let module = max(1, runs.sorted()[runs.count / 4])
+        let quiet = quietModules * module
+        // Outward from the bar nearest `p`, one way and then the other: bar by bar while the gap before the next
+        // is shorter than `quiet`, and never into a dark stretch wider than any bar: past a label's edge the dark
+        // background would otherwise read as more bars. Blur merges two wide bars and the narrow space between
+        // them into one dark stretch (7 modules in I2/5 at a ratio of 3), and the module can measure short (the
+        // lower quartile of blurred 1.3 px bars is 1 px): 12 modules.
+        let widestBar = 12 * module
+        let start = dark(nearest) ? nearest : -nearest
+        var offImage = false
+        func walk(_ step: Int) -> Int {
+            var end = start  // the last dark pixel of the last bar taken
+            var pending = start  // the same in the bar being crossed
+            var t = start + step
+            var gap = 0
+            var bar = 0
+            while abs(t) < reach, gap < quiet {
+                guard inside(at(t)) else {
+                    offImage = true
+                    break
+                }
+                if dark(t) {
+                    bar += 1
+                    gap = 0
+                    if bar > widestBar { return end }
+                    pending = t
+                } else {
+                    if bar > 0 { end = pending }
+                    gap += 1
+                    bar = 0
+                }
+                t += step
+            }
+            return bar > 0 ? pending : end
+        }
+        let from = walk(-1)
+        let to = walk(1)
+        return (at(from), at(to + 1), offImage)
+    }
+
     static func luma(_ image: LumaImage, _ x: Double, _ y: Double) -> UInt8 {
         let xi = min(max(Int(x.rounded(.down)), 0), image.width - 1)
         let yi = min(max(Int(y.rounded(.down)), 0), image.height - 1)

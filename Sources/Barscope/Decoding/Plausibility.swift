@@ -50,7 +50,7 @@ enum Plausibility {
         case "CODE-93": return 9 * (n + 4) + 1
         // Each digit 2 wide and 3 narrow elements (7 modules at ratio 2), start 4, stop 4.
         case "I2/5": return 7 * n + 8
-        case "CODABAR": return 10 * n
+        case "Codabar": return 10 * n
         case "DataBar": return 96
         default: return nil
         }

@@ -82,7 +82,7 @@ public final class ZBarScanner {
             let type = zbar_symbol_get_type(s)
             // (An EAN code with an add-on is a composite too, of another type: it stays one code, as before.)
             guard let first = zbar_symbol_first_component(s), type == ZBAR_QRCODE || type == ZBAR_PARTIAL else {
-                found.append(detection(s, type: type, image, mapping, viewfinder))
+                if let d = detection(s, type: type, image, mapping, viewfinder) { found.append(d) }
                 continue
             }
             // A structured append: ZBar joins the QR codes of one message it finds in an image into a container
@@ -105,7 +105,9 @@ public final class ZBarScanner {
             let texts = Self.partTexts(whole, components.map { ($0.placeholder, $0.offset) })
             var parts: [Detection] = []
             for (c, text) in zip(components.filter { !$0.placeholder }, texts) {
-                var part = detection(c.symbol, type: ZBAR_QRCODE, bytes: text, image, mapping, viewfinder)
+                guard var part = detection(c.symbol, type: ZBAR_QRCODE, bytes: text, image, mapping, viewfinder) else {
+                    continue
+                }
                 part.sequencePart = true
                 parts.append(part)
             }
@@ -155,11 +157,12 @@ public final class ZBarScanner {
     }
 
     /// One ZBar symbol as a detection, named as `type` (a structured append's parts are QR codes), its text
-    /// `bytes` when given (a part's, cut from its container's), else its own.
+    /// `bytes` when given (a part's, cut from its container's), else its own; nil for a 1D read that no scan line
+    /// crossed whole where only a whole crossing counts (see below).
     private func detection(
         _ s: OpaquePointer, type: zbar_symbol_type_t, bytes given: [UInt8]? = nil, _ image: LumaImage,
         _ mapping: CropMapping, _ viewfinder: PixelRect?
-    ) -> Detection {
+    ) -> Detection? {
         let name = String(cString: zbar_get_symbol_name(type))
         let bytes = given ?? Self.bytes(of: s)
         // Bytes that are not UTF-8 (a binary payload) are kept as they are, beside a readable rendering.
@@ -180,8 +183,49 @@ public final class ZBarScanner {
                 orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
                 || orientation == ZBAR_ORIENT_UNKNOWN
             let axis = alongX ? Point(1, 0) : Point(0, 1)
-            let across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
-            let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
+            var across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
+            // Hits piled at one end of the code (read on a few lines in the same direction) or all on one scan
+            // line, as small and short codes often are read: where the code runs comes from the image then,
+            // along the hits' lines, and for I2/5, CODE-39 and Codabar only a line that crossed all of it counts
+            // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
+            // I2/5 takes for a shorter code).
+            let hits = points
+            let spread = Bounds(enclosing: points)
+            if (alongX ? spread.width : spread.height) < 8 || (alongX ? spread.height : spread.width) < 2 {
+                // The first hit whose line crossed the whole code; without that test, the longest extent of a
+                // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).
+                let whole = Self.partsReadAsCodes(type)
+                let spans = points.prefix(whole ? 4 : 8).lazy.compactMap {
+                    BarEdgeRefiner.singleLineSpan(hit: $0, scan: axis, whole: whole, in: image)
+                }
+                func extent(_ s: (ends: [Point], across: Point)) -> Double { s.ends[0].distance(to: s.ends[1]) }
+                guard let single = whole ? spans.first : spans.max(by: { extent($0) < extent($1) }) else {
+                    return nil
+                }
+                points = single.ends
+                across = single.across
+            }
+            var r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
+            // A box shorter than the symbology's fewest modules: the hits covered part of the code (EAN's halves
+            // joined from lines that each crossed half) and the refiner could not reach its ends (too faint).
+            // Where a part cannot read as a shorter code (fixed length or check characters), the longest run of
+            // bars along the hits' lines is the code's extent, if longer.
+            if !Self.partsReadAsCodes(type), let fewest = Plausibility.minimumModules(type: name, data: data),
+                Plausibility.length(of: r.corners) < 0.9 * Double(fewest)
+            {
+                let runs = hits.prefix(8).compactMap {
+                    BarEdgeRefiner.singleLineSpan(hit: $0, scan: axis, whole: false, in: image)
+                }
+                if let best = runs.max(by: {
+                    $0.ends[0].distance(to: $0.ends[1]) < $1.ends[0].distance(to: $1.ends[1])
+                }),
+                    best.ends[0].distance(to: best.ends[1]) > Plausibility.length(of: r.corners)
+                {
+                    across = best.across
+                    r = BarEdgeRefiner.refine(
+                        BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
+                }
+            }
             points = r.corners
             refined = r
             acrossBars = across
@@ -194,6 +238,12 @@ public final class ZBarScanner {
         d.runsOffImage = refined?.runsOffImage ?? false
         d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
         return d
+    }
+
+    /// Variable-length symbologies without a check character that ZBar demands: a part of one can read as a
+    /// shorter valid code.
+    static func partsReadAsCodes(_ type: zbar_symbol_type_t) -> Bool {
+        type == ZBAR_I25 || type == ZBAR_CODE39 || type == ZBAR_CODABAR
     }
 
     static func isTwoDimensional(_ type: zbar_symbol_type_t) -> Bool {

@@ -89,7 +89,7 @@ public struct ZXingReader: Sendable {
 
     /// zxing-cpp's formats in ZBar's names (and ZBar-style names for the formats ZBar does not have).
     static let names: [UInt32: String] = [
-        UInt32(BS_ZX_AZTEC): "Aztec", UInt32(BS_ZX_CODABAR): "CODABAR", UInt32(BS_ZX_CODE39): "CODE-39",
+        UInt32(BS_ZX_AZTEC): "Aztec", UInt32(BS_ZX_CODABAR): "Codabar", UInt32(BS_ZX_CODE39): "CODE-39",
         UInt32(BS_ZX_CODE93): "CODE-93", UInt32(BS_ZX_CODE128): "CODE-128", UInt32(BS_ZX_DATABAR): "DataBar",
         UInt32(BS_ZX_DATABAR_EXPANDED): "DataBar-Exp", UInt32(BS_ZX_DATAMATRIX): "DataMatrix",
         UInt32(BS_ZX_EAN8): "EAN-8", UInt32(BS_ZX_EAN13): "EAN-13", UInt32(BS_ZX_ITF): "I2/5",

@@ -80,7 +80,7 @@ public enum DemoClip {
     /// The truth of every frame as JSON Lines: frame, and each code's type, data, polygon and whether it is
     /// inside the default viewfinder.
     public static func truthLines(options: DemoOptions) -> [String] {
-        let scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene)
+        let scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene, seed: options.seed)
         return (0..<max(options.frames, 0)).map { n in
             let codes: [JSONValue] = scene.placements(frame: n).map { p in
                 .object(

@@ -18,9 +18,12 @@ public struct DemoScene: Sendable {
         public let insideViewfinder: Bool
         /// The conveyor's parcel that carries it (nil in the moving-codes scene).
         public var parcel: Int? = nil
+        /// The outline when it is not `symbolRect` itself (a tilted code of the small-codes scene).
+        public var corners: [Point]? = nil
 
         /// Corners top-left, bottom-left, bottom-right, top-right.
         public var polygon: [Point] {
+            if let corners { return corners }
             let r = symbolRect
             return [
                 Point(Double(r.x), Double(r.y)), Point(Double(r.x), Double(r.maxY)),
@@ -47,16 +50,19 @@ public struct DemoScene: Sendable {
     let actors: [Actor]
     /// What the scene shows: moving codes, or parcels on a conveyor (`DemoScene+Conveyor`).
     public enum Kind: String, Sendable, CaseIterable {
-        case codes, conveyor
+        case codes, conveyor, small
     }
     public let kind: Kind
     let belt: Belt?
+    let small: SmallCodes?
 
-    public init(size: Size, fps: Int = 30, kind: Kind = .codes) {
+    /// - Parameter seed: the small-codes scene's texts and looks (the other scenes are always the same).
+    public init(size: Size, fps: Int = 30, kind: Kind = .codes, seed: UInt64 = 1) {
         self.size = size
         self.fps = max(1, fps)
         self.kind = kind
         belt = kind == .conveyor ? Belt(size: size) : nil
+        small = kind == .small ? SmallCodes(size: size, seed: seed) : nil
         let region = Viewfinder().region(in: size)
         viewfinderRegion = region
         let inside = region ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
@@ -87,7 +93,7 @@ public struct DemoScene: Sendable {
             m -= 1
         }
         moduleSize = m
-        if let region {
+        if let region, kind != .small {
             // Outside the viewfinder: the left and right strips, when wide enough.
             let left = PixelRect(x: margin, y: margin, width: region.x - 2 * margin, height: size.height - 2 * margin)
             let right = PixelRect(
@@ -106,7 +112,7 @@ public struct DemoScene: Sendable {
                         phase: Double(k) * 1.3, insideViewfinder: false))
             }
         }
-        self.actors = actors
+        self.actors = kind == .small ? [] : actors
     }
 
     /// Card (symbol plus quiet zone) size in pixels.
@@ -119,6 +125,7 @@ public struct DemoScene: Sendable {
     /// Where every code is in frame `n` (whole pixels, so the truth is exact).
     public func placements(frame n: Int) -> [Placement] {
         if let belt { return belt.placements(frame: n, viewfinder: viewfinderRegion) }
+        if let small { return small.placements(frame: n, viewfinder: viewfinderRegion) }
         return actors.map { a in
             let card = Self.cardSize(a.symbol, module: moduleSize, vertical: a.vertical)
             func travel(_ room: Int, _ period: Double, _ phase: Double) -> Int {
@@ -175,8 +182,9 @@ public struct DemoScene: Sendable {
         defer { cairo_restore(cr) }
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE)
         belt?.render(frame: n, on: cr)
+        small?.render(frame: n, on: cr)
 
-        for p in placements(frame: n) {
+        for p in small == nil ? placements(frame: n) : [] {
             cairo_set_source_rgb(cr, 0.97, 0.97, 0.95)
             let c = p.cardRect
             cairo_rectangle(cr, Double(c.x), Double(c.y), Double(c.width), Double(c.height))
@@ -217,6 +225,8 @@ public struct DemoScene: Sendable {
                 render(frame: n, on: cr)
             }
         }
+        // The small-codes scene blurs what it drew (on the pixels, after cairo is done with them).
+        small?.blur(frame: n, data: data, stride: stride)
     }
 
     /// Renders the background alone into BGRx memory.

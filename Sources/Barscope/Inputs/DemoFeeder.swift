@@ -16,7 +16,7 @@ final class DemoFeeder: @unchecked Sendable {
     private var background: [UInt8] = []
 
     init(options: DemoOptions) {
-        scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene)
+        scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene, seed: options.seed)
         frames = options.frames
     }
 

@@ -102,6 +102,8 @@ public struct DemoOptions: Sendable, Equatable {
     public var live: Bool
     /// Moving codes, or parcels on a conveyor (one at a time through the viewfinder: read cycles).
     public var scene: DemoScene.Kind = .codes
+    /// The small-codes scene's texts and looks.
+    public var seed: UInt64 = 1
 
     public init(size: Size = Size(width: 1280, height: 720), fps: Int = 30, frames: Int = 300, live: Bool = false) {
         self.size = size

@@ -45,6 +45,11 @@ int bs_zx_read(const uint8_t *luma, int width, int height, int stride, uint32_t 
 /// Frees what bs_zx_read allocated in `results[0..<count]`.
 void bs_zx_free(bs_zx_result *results, int count);
 
+/// Encodes `text` (UTF-8) as one 1D symbol of `format` (one BS_ZX_* bit) with zxing-cpp's writer, no quiet zone:
+/// `modules[i]` is 1 for a dark module, 0 for a light one. Test media only (the demo's symbols).
+/// Returns the module count (at most `capacity` written), or -1 when the writer refused the text.
+int bs_zx_encode_linear(uint32_t format, const char *text, uint8_t *modules, int capacity);
+
 #ifdef __cplusplus
 }
 #endif
