@@ -11,11 +11,13 @@ enum Media {
 
     private static let made = Locked<[String: String]>([:])
 
-    /// An H.264 MP4 of the demo scene (made once per size and length).
+    /// An H.264 MP4 of the demo scene (made once per scene, size and length).
     /// Suites run in parallel and share clips: one is written whole before anyone reads it (a suite that asked
     /// while another was still encoding the same clip once read half a file).
     static func demoClip(_ options: DemoOptions, bFrames: Bool = true) throws -> String {
-        let name = "demo-\(options.size.width)x\(options.size.height)-\(options.frames)\(bFrames ? "" : "-nob").mp4"
+        let scene = options.scene == .codes ? "" : "-\(options.scene.rawValue)"
+        let name =
+            "demo\(scene)-\(options.size.width)x\(options.size.height)-\(options.frames)\(bFrames ? "" : "-nob").mp4"
         let path = folder.appendingPathComponent(name).path
         writing.lock()
         defer { writing.unlock() }
