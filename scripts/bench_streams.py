@@ -239,10 +239,13 @@ def stock_step(source, n):
             outs.append(out)
     streams = []
     for out in outs:
-        # fpsdisplaysink's last-message: "rendered: R, dropped: D, current: C, average: A".
+        # fpsdisplaysink's last-message each second: "rendered: R, dropped: D, current: C, average: A"; the rate
+        # over the window is the mean of its last seconds' "current".
         m = re.findall(r"rendered: (\d+), dropped: (\d+), current: ([\d.]+), average: ([\d.]+)", out)
-        r, d, cur, avg = m[-1] if m else (0, 0, 0, 0)
-        streams.append({"rendered": int(r), "dropped": int(d), "average_fps": float(avg)})
+        r, d = (m[-1][0], m[-1][1]) if m else (0, 0)
+        current = [float(x[2]) for x in m][-max(1, int(window)):]
+        streams.append({"rendered": int(r), "dropped": int(d),
+                        "average_fps": sum(current) / len(current) if current else 0.0})
     holds = all(s["dropped"] == 0 and s["average_fps"] >= 0.97 * FPS for s in streams)
     return {"n": n, "holds": holds, "cpu_cores": (c1 - c0) / (t1 - t0), "rss_mb": sum(rss),
             "mb_per_stream": sum(rss) / n, "streams": streams}
