@@ -87,3 +87,28 @@ gulong bs_limit_decoder_threads(GstElement *bin, gint threads) {
     return g_signal_connect_data(bin, "deep-element-added", G_CALLBACK(bs_on_deep_element_added),
                                  GINT_TO_POINTER(threads), NULL, 0);
 }
+
+gint bs_video_decoder_threads(GstElement *bin) {
+    GstIterator *it = gst_bin_iterate_recurse(GST_BIN(bin));
+    GValue item = G_VALUE_INIT;
+    gint threads = -1;
+    while (threads < 0 && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+        GstElement *element = g_value_get_object(&item);
+        GstElementFactory *factory = gst_element_get_factory(element);
+        const gchar *klass = factory ? gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) : NULL;
+        if (klass && strstr(klass, "Decoder") && strstr(klass, "Video")) {
+            GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "max-threads");
+            if (!spec) spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "threads");
+            if (spec && spec->value_type == G_TYPE_INT) g_object_get(element, spec->name, &threads, NULL);
+            else if (spec && spec->value_type == G_TYPE_UINT) {
+                guint u = 0;
+                g_object_get(element, spec->name, &u, NULL);
+                threads = (gint)u;
+            }
+        }
+        g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    return threads;
+}

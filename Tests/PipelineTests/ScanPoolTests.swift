@@ -174,3 +174,23 @@ import Testing
         #expect(l.scanned >= min(offered, 200) / 3, "live scanned \(l.scanned) of \(offered) beside 200 file frames")
     }
 }
+
+/// The decoder-thread rule, on a real decodebin: the video decoder it plugs gets the threads given.
+@Suite struct DecoderThreadsTests {
+    @Test func decodersGetTheirShareOfTheCores() throws {
+        #expect(ScanPool.decoderThreads(streams: 1, cores: 2) == 2)
+        #expect(ScanPool.decoderThreads(streams: 3, cores: 2) == 1)
+        #expect(ScanPool.decoderThreads(streams: 2, cores: 8) == 4)
+        let clip = try Media.demoClip(DemoOptions(size: Size(width: 640, height: 360), frames: 90))
+        for threads in [1, 3] {
+            let p = try Pipeline(launch: "filesrc location=\(clip) ! decodebin ! fakesink")
+            defer { p.setState(GST_STATE_NULL) }
+            bs_limit_decoder_threads(p.element, Int32(threads))
+            p.setState(GST_STATE_PAUSED)
+            var state = GST_STATE_NULL
+            gst_element_get_state(p.element, &state, nil, 10_000_000_000)
+            #expect(state == GST_STATE_PAUSED)
+            #expect(bs_video_decoder_threads(p.element) == Int32(threads))
+        }
+    }
+}

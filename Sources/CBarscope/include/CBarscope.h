@@ -87,6 +87,8 @@ static inline void bs_limit_malloc_arenas(int n) { mallopt(M_ARENA_MAX, n); }
 
 // Video decoders added anywhere inside `bin` get at most `threads` threads ("max-threads" or "threads").
 gulong bs_limit_decoder_threads(GstElement *bin, gint threads);
+/// The threads property of the first video decoder inside `bin` (-1: none, or it has no such property).
+gint bs_video_decoder_threads(GstElement *bin);
 
 // A frame's number travels with its buffer as a GstReferenceTimestampMeta under caps of our own
 // ("timestamp/x-barscope-frame"): GST_STATIC_CAPS is a macro. Every branch keys on it, never on the pts.
