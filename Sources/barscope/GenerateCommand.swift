@@ -17,9 +17,27 @@ enum GenerateCommand {
             case "--scene":
                 let v = try next()
                 guard let kind = DemoScene.Kind(rawValue: v) else {
-                    throw UsageError("--scene '\(v)': expected codes or conveyor")
+                    throw UsageError("--scene '\(v)': expected codes, conveyor or mix")
                 }
                 options.scene = kind
+            case "--codes": options.mix.codes = try parseInt(try next(), option: option, min: 1)
+            case "--module":
+                let v = try next()
+                guard let m = Double(v), m >= 0.5, m <= 64 else {
+                    throw UsageError("--module '\(v)': expected pixels per module, 0.5 to 64")
+                }
+                options.mix.module = m
+            case "--speed":
+                let v = try next()
+                guard let s = Double(v), s >= 0, s <= 200 else {
+                    throw UsageError("--speed '\(v)': expected pixels per frame, 0 to 200")
+                }
+                options.mix.speed = s
+            case "--appear-every": options.mix.appearEvery = try parseInt(try next(), option: option, min: 0)
+            case "--blur": options.mix.blur = try parseInt(try next(), option: option, min: 0)
+            case "--only-1d": options.mix.only1D = true
+            case "--seed": options.mix.seed = UInt64(try parseInt(try next(), option: option, min: 0))
+            case "--bitrate": options.bitrate = try parseInt(try next(), option: option, min: 1)
             case "--help", "-h": help = true
             default: return false
             }

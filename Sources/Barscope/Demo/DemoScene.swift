@@ -47,16 +47,19 @@ public struct DemoScene: Sendable {
     let actors: [Actor]
     /// What the scene shows: moving codes, or parcels on a conveyor (`DemoScene+Conveyor`).
     public enum Kind: String, Sendable, CaseIterable {
-        case codes, conveyor
+        case codes, conveyor, mix
     }
     public let kind: Kind
     let belt: Belt?
+    let mix: Mix?
 
-    public init(size: Size, fps: Int = 30, kind: Kind = .codes) {
+    /// - Parameter mix: what the mixed scene shows (`kind` `.mix` only).
+    public init(size: Size, fps: Int = 30, kind: Kind = .codes, mix: DemoMix = DemoMix()) {
         self.size = size
         self.fps = max(1, fps)
         self.kind = kind
         belt = kind == .conveyor ? Belt(size: size) : nil
+        self.mix = kind == .mix ? Mix(size: size, mix: mix) : nil
         let region = Viewfinder().region(in: size)
         viewfinderRegion = region
         let inside = region ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
@@ -119,6 +122,7 @@ public struct DemoScene: Sendable {
     /// Where every code is in frame `n` (whole pixels, so the truth is exact).
     public func placements(frame n: Int) -> [Placement] {
         if let belt { return belt.placements(frame: n, viewfinder: viewfinderRegion) }
+        if let mix { return mix.placements(frame: n, viewfinder: viewfinderRegion) }
         return actors.map { a in
             let card = Self.cardSize(a.symbol, module: moduleSize, vertical: a.vertical)
             func travel(_ room: Int, _ period: Double, _ phase: Double) -> Int {
@@ -161,8 +165,9 @@ public struct DemoScene: Sendable {
         for y in stride(from: 0, to: size.height, by: step) { cairo_rectangle(cr, 0, Double(y), Double(size.width), 1) }
         cairo_fill(cr)
         belt?.render(frame: n, on: cr)
+        mix?.render(frame: n, on: cr)
 
-        for p in placements(frame: n) {
+        for p in mix == nil ? placements(frame: n) : [] {
             cairo_set_source_rgb(cr, 0.97, 0.97, 0.95)
             let c = p.cardRect
             cairo_rectangle(cr, Double(c.x), Double(c.y), Double(c.width), Double(c.height))

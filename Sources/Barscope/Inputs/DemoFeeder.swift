@@ -14,7 +14,7 @@ final class DemoFeeder: @unchecked Sendable {
     private var started: ContinuousClock.Instant? = nil
 
     init(options: DemoOptions) {
-        scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene)
+        scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene, mix: options.mix)
         frames = options.frames
     }
 

@@ -138,6 +138,10 @@ extension PipelineSpec {
             c.tracked = true
             c.trackedInterval = v
         }
+        if let v = try int("decoder.search-lines", min: 1) {
+            c.tracked = true
+            c.trackedSearchLines = v
+        }
 
         for key in OverlayStyle.keys {
             guard let v = values["overlay." + key] else { continue }
