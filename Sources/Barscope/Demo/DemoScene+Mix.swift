@@ -56,14 +56,17 @@ extension DemoScene {
                 switch (i + Int(rng.next() % 3)) % kinds {
                 case 0: symbol = try! EAN13.symbol(String(format: "%06d%06d", 400_000 + i, Int(rng.next() % 1_000_000)))
                 case 1: symbol = try! Code128.symbol(String(format: "MIX-%02d-%04d", i, Int(rng.next() % 10_000)))
-                default: symbol = try! QRCode.symbol(String(format: "https://barscope.dev/mix/%02d/%05d", i, Int(rng.next() % 100_000)))
+                default:
+                    symbol = try! QRCode.symbol(
+                        String(format: "https://barscope.dev/mix/%02d/%05d", i, Int(rng.next() % 100_000)))
                 }
                 let m = mix.module
                 let w = Double(symbol.widthModules + 2 * symbol.quietZone) * m
                 let h =
                     symbol.isTwoDimensional
                     ? Double(symbol.heightModules + 2 * symbol.quietZone) * m : Double(symbol.heightModules + 8) * m
-                let cell = PixelRect(x: (i % columns) * cw + 4, y: (i / columns) * ch + 4, width: cw - 8, height: ch - 8)
+                let cell = PixelRect(
+                    x: (i % columns) * cw + 4, y: (i / columns) * ch + 4, width: cw - 8, height: ch - 8)
                 let roomX = max(0, Double(cell.width) - w)
                 let roomY = max(0, Double(cell.height) - h)
                 let start = Point(rng.unit() * roomX, rng.unit() * roomY)
@@ -108,7 +111,8 @@ extension DemoScene {
                     height: Int(c.card.height.rounded()))
                 return Placement(
                     symbol: s, symbolRect: symbolRect, cardRect: cardRect, vertical: false,
-                    moduleSize: Int(m.rounded(.up)), insideViewfinder: viewfinder?.contains(all: Self.corners(cardRect)) ?? true)
+                    moduleSize: Int(m.rounded(.up)),
+                    insideViewfinder: viewfinder?.contains(all: Self.corners(cardRect)) ?? true)
             }
         }
 

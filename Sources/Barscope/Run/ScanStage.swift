@@ -16,10 +16,6 @@ final class ScanStage: @unchecked Sendable {
     private let sequencer: Locked<ResultSequencer<[UInt8]?>>
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
-    private let searchCount = Atomic<Int>(0)
-    /// Tracked mode: whether the half-size search finds every 2D code the full-size one does (false until the
-    /// first search has checked).
-    private let halfSizeSearch = Atomic<Bool>(false)
     /// This run's place in the process's scanning pool (from `start()` to `stop()`).
     private let lane = Locked<ScanLane?>(nil)
     /// The frame scanned at preroll, which appsink renders again as its first sample (streaming thread only).
@@ -209,14 +205,14 @@ final class ScanStage: @unchecked Sendable {
     }
 
     /// Tracked mode's full search: every code in the frame, whatever its size, for as little work as that takes.
-    /// Two reads cover the frame between them, and each code either finds is read again at full size in its own
-    /// small region, for its exact box and text:
     /// - 1D codes at full resolution along every `trackedSearchLines`-th row and column (a 1D code of 1-pixel
-    ///   modules is crossed by dozens of such lines; the QR stage, which binarizes the whole image, stays off);
-    /// - 2D codes on the frame at half size (a quarter of the pixels: modules of 2 px and more), while that finds
-    ///   every 2D code a full-size read does. The first search, and every `validateEvery`-th after it, reads 2D
-    ///   codes at full size instead and checks; a 2D code too small for half size keeps full size on until a check
-    ///   finds none.
+    ///   modules is crossed by dozens of such lines; ZBar's QR stage, which binarizes the whole image once it finds
+    ///   finder patterns, stays off);
+    /// - 2D codes on the frame at half size (a quarter of the pixels: modules of 2 px and more);
+    /// - 2D codes at full size on what half size did not explain: a copy of the frame with the 2D codes half size
+    ///   found painted over, so that ZBar's QR stage only runs when there is a code half size missed (a small one).
+    /// Each code found by the sparse lines or at half size is read again at full size in its own small region, for
+    /// its exact box and text.
     private func trackedSearch(_ luma: LumaImage, mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader)
         -> [Detection]
     {
@@ -225,31 +221,38 @@ final class ScanStage: @unchecked Sendable {
             zbar.setKinds(.all)
             zbar.setDensity(1)
         }
-        let n = searchCount.add(1, ordering: .relaxed).oldValue
-        // 1D codes: sparse lines at full resolution.
         zbar.setKinds(.linear)
         zbar.setDensity(max(1, parts.configuration.trackedSearchLines))
         var coarse = scanner.read(luma, mapping: mapping, viewfinder: nil)
-        // 2D codes: at half size, or (at each check, and while a check finds half size misses one) at full size.
         zbar.setKinds(.matrix)
         zbar.setDensity(1)
-        var exact: [Detection] = []
-        let check = n % TrackedSearch.validateEvery == 0
-        let half = check || halfSizeSearch.load(ordering: .relaxed) ? scanner.readHalved(luma) : []
-        if check || !halfSizeSearch.load(ordering: .relaxed) {
-            exact = scanner.read(luma, mapping: mapping, viewfinder: region)
-            if check {
-                let seen = Set(half.map { $0.type + "\u{0}" + $0.data })
-                halfSizeSearch.store(
-                    exact.allSatisfy { seen.contains($0.type + "\u{0}" + $0.data) }, ordering: .relaxed)
+        let half = scanner.readHalved(luma)
+        var masked = [UInt8](repeating: 0, count: luma.width * luma.height)
+        let exact = masked.withUnsafeMutableBytes { out -> [Detection] in
+            let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for y in 0..<luma.height {
+                (base + y * luma.width).update(
+                    from: (luma.base + y * luma.stride).assumingMemoryBound(to: UInt8.self), count: luma.width)
             }
-        } else {
-            coarse += half.map { d in
-                var d = d
-                d.polygon = d.polygon.map(mapping.toFrame)
-                d.bounds = Bounds(enclosing: d.polygon)
-                return d
+            for d in half {
+                let b = d.bounds
+                let grow = max(8, min(b.width, b.height) / 4)
+                let x0 = max(0, b.x - grow)
+                let x1 = min(luma.width, b.x + b.width + grow)
+                guard x1 > x0 else { continue }
+                for y in max(0, b.y - grow)..<min(luma.height, b.y + b.height + grow) {
+                    (base + y * luma.width + x0).update(repeating: 255, count: x1 - x0)
+                }
             }
+            let view = LumaImage(
+                base: UnsafeRawPointer(base), width: luma.width, height: luma.height, stride: luma.width)
+            return scanner.read(view, mapping: mapping, viewfinder: region)
+        }
+        coarse += half.map { d in
+            var d = d
+            d.polygon = d.polygon.map(mapping.toFrame)
+            d.bounds = Bounds(enclosing: d.polygon)
+            return d
         }
         zbar.setKinds(.all)
         // Placed to a line spacing or two: a tight region around each is enough.

@@ -10,12 +10,6 @@ struct Expected: Sendable {
     var speed: Double = 0
 }
 
-/// Tracked mode's search schedule.
-enum TrackedSearch {
-    /// One search in this many reads 2D codes at full size (and checks that half size finds the same ones).
-    static let validateEvery = 2
-}
-
 /// Tracked mode's cheap rescans: only the neighbourhood of the codes seen a moment ago is scanned, each region
 /// grown enough to catch the code where it has moved since.
 enum TrackedRegions {
