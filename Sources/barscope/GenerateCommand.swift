@@ -14,13 +14,33 @@ enum GenerateCommand {
             case "--fps": options.fps = try parseInt(try next(), option: "--fps", min: 1)
             case "--frames": options.frames = try parseInt(try next(), option: "--frames", min: 1)
             case "--truth": truthPath = try next()
-            case "--seed": options.seed = UInt64(try parseInt(try next(), option: "--seed", min: 0))
+            case "--seed":
+                // The small-codes and the mixed scenes' texts and looks.
+                options.seed = UInt64(try parseInt(try next(), option: "--seed", min: 0))
+                options.mix.seed = options.seed
             case "--scene":
                 let v = try next()
                 guard let kind = DemoScene.Kind(rawValue: v) else {
-                    throw UsageError("--scene '\(v)': expected codes, conveyor or small")
+                    throw UsageError("--scene '\(v)': expected codes, conveyor, small or mix")
                 }
                 options.scene = kind
+            case "--codes": options.mix.codes = try parseInt(try next(), option: option, min: 1)
+            case "--module":
+                let v = try next()
+                guard let m = Double(v), m >= 0.5, m <= 64 else {
+                    throw UsageError("--module '\(v)': expected pixels per module, 0.5 to 64")
+                }
+                options.mix.module = m
+            case "--speed":
+                let v = try next()
+                guard let s = Double(v), s >= 0, s <= 200 else {
+                    throw UsageError("--speed '\(v)': expected pixels per frame, 0 to 200")
+                }
+                options.mix.speed = s
+            case "--appear-every": options.mix.appearEvery = try parseInt(try next(), option: option, min: 0)
+            case "--blur": options.mix.blur = try parseInt(try next(), option: option, min: 0)
+            case "--only-1d": options.mix.only1D = true
+            case "--bitrate": options.bitrate = try parseInt(try next(), option: option, min: 1)
             case "--help", "-h": help = true
             default: return false
             }

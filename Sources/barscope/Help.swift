@@ -110,6 +110,7 @@ enum Help {
                                  around the codes last seen (moved by their velocity): about 1.5x faster
                                  at 1080p; a new code is reported within 3 frames
           --search-every N       tracked mode with a full search every N frames (default 4)
+          --search-lines N       tracked mode's searches along every N-th row and column (default 4)
           --engine E             decoding engine: zbar (default, fastest), zxing (zxing-cpp: also DataMatrix,
                                  Aztec, PDF417, Micro QR) or both (results cross-checked)
 
@@ -184,16 +185,22 @@ enum Help {
 
     static let generate = """
         Usage: barscope generate OUT.mp4|OUT.mkv|OUT.webm|TRUTH.jsonl [--size WxH] [--fps N] [--frames N]
-                                 [--truth PATH] [--scene codes|conveyor|small] [--seed N]
+                                 [--truth PATH] [--scene codes|conveyor|small|mix] [--seed N] [--bitrate KBITS]
+                                 mix: [--codes N] [--module PX] [--speed PX] [--appear-every N] [--blur N]
+                                      [--only-1d]
 
         Encodes the demo scene (QR, EAN-13 and CODE-128 codes moving inside and outside the default
         viewfinder) into H.264 in MP4 or Matroska, or VP8 in WebM (by the name's extension), and writes
         the truth of every frame as JSON Lines with --truth; a .jsonl name writes the truth alone (the
         live demo source's frame N is the scene's frame N, so it is its truth too). --scene conveyor:
-        parcels on a belt instead, one at a time through the viewfinder (one EAN-13, none, two EAN-13s, a wrong CODE-128, again).
-        --scene small: hard 1D codes of every symbology (EAN-13, EAN-8, UPC-A, UPC-E, I2/5, CODE-39,
-        CODE-93, CODE-128, Codabar) in a grid, modules of 1 to 1.5 px, tilted, blurred, low contrast;
-        --seed N chooses their texts and looks (default 1).
-        Defaults: 1280x720, 30 frames/s, 300 frames.
+        parcels on a belt instead, one at a time through the viewfinder (one EAN-13, none, two EAN-13s, a
+        wrong CODE-128, again). --scene small: hard 1D codes of every symbology (EAN-13, EAN-8, UPC-A,
+        UPC-E, I2/5, CODE-39, CODE-93, CODE-128, Codabar) in a grid, modules of 1 to 1.5 px, tilted,
+        blurred, low contrast. --scene mix: N codes (default 6; EAN-13, CODE-128 and QR, or --only-1d),
+        each bouncing in its own cell at --speed pixels a frame (default 3), drawn antialiased at --module
+        pixels (default 2; fractional sizes blur), --blur N passes of a small blur (σ 0.7 px) over each
+        card, --appear-every N: code i comes into view at frame i*N. --seed N chooses the small and mix
+        scenes' texts and looks (default 1). --bitrate: constant-bitrate H.264 (MP4 only; default constant
+        quality). Defaults: 1280x720, 30 frames/s, 300 frames.
         """
 }

@@ -4,6 +4,9 @@ import CZBar
 public final class ZBarScanner {
     private var scanner: OpaquePointer
     private var density = (rows: 1, columns: 1)
+    private var kinds = Kinds.all
+    /// What the settings enable, symbology by symbology (ZBar's defaults counted), for `setKinds` to restore.
+    private var enabled: [(symbology: zbar_symbol_type_t, on: Int32)] = []
     private let settings: ScannerSettings
     /// Scans since the ZBar scanner was made. ZBar's image scanner keeps a little memory from every decode (about
     /// 90 bytes, measured with heaptrack on the live demo): a fresh one now and then keeps a long run flat.
@@ -14,6 +17,42 @@ public final class ZBarScanner {
     public init(settings: ScannerSettings = ScannerSettings()) {
         self.settings = settings
         scanner = Self.make(settings)
+        enabled = Self.allSymbologies.map { sym in
+            var v: Int32 = 0
+            return (sym, zbar_image_scanner_get_config(scanner, sym, ZBAR_CFG_ENABLE, &v) == 0 ? v : 0)
+        }
+    }
+
+    /// Which of the enabled symbologies a scan looks for.
+    public enum Kinds: Sendable {
+        case all
+        /// 1D codes only (QR and SQ off): no QR stage, which binarizes the whole image once it finds finder lines.
+        case linear
+        /// 2D codes only.
+        case matrix
+    }
+
+    /// The symbologies this ZBar decodes (PDF417 is left out: it is built without it, and asking about it
+    /// crashes; a composite is not a decoder of its own).
+    static let allSymbologies: [zbar_symbol_type_t] = [
+        ZBAR_EAN2, ZBAR_EAN5, ZBAR_EAN8, ZBAR_UPCE, ZBAR_ISBN10, ZBAR_UPCA, ZBAR_EAN13, ZBAR_ISBN13, ZBAR_I25,
+        ZBAR_DATABAR, ZBAR_DATABAR_EXP, ZBAR_CODABAR, ZBAR_CODE39, ZBAR_QRCODE, ZBAR_SQCODE, ZBAR_CODE93,
+        ZBAR_CODE128,
+    ]
+
+    /// Restricts the scans that follow to 1D or 2D codes among those the settings enable (`.all`: as set).
+    public func setKinds(_ k: Kinds) {
+        guard k != kinds else { return }
+        kinds = k
+        applyKinds()
+    }
+
+    private func applyKinds() {
+        for (sym, on) in enabled {
+            let matrix = Self.isTwoDimensional(sym)
+            let keep = kinds == .all || (kinds == .matrix) == matrix
+            zbar_image_scanner_set_config(scanner, sym, ZBAR_CFG_ENABLE, keep ? on : 0)
+        }
     }
 
     private static func make(_ settings: ScannerSettings) -> OpaquePointer {
@@ -32,6 +71,7 @@ public final class ZBarScanner {
         zbar_image_scanner_destroy(scanner)
         scanner = Self.make(settings)
         applyDensity()
+        if kinds != .all { applyKinds() }
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }

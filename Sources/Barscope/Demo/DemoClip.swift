@@ -22,8 +22,14 @@ public enum DemoClip {
         }
         DemoFeeder(options: o).attach(to: src, live: false)
         setProperty(enc, "speed-preset", "superfast")
-        setProperty(enc, "pass", "qual")
-        bs_set_uint(enc, "quantizer", 20)
+        if o.bitrate > 0 {
+            // Constant bitrate, as a camera's stream is: a low one smears bars and modules.
+            setProperty(enc, "pass", "cbr")
+            bs_set_uint(enc, "bitrate", UInt32(o.bitrate))
+        } else {
+            setProperty(enc, "pass", "qual")
+            bs_set_uint(enc, "quantizer", 20)
+        }
         bs_set_uint(enc, "key-int-max", UInt32(2 * o.fps))
         if !bFrames { bs_set_uint(enc, "bframes", 0) }
         bs_set_string(out, "location", path)
@@ -80,7 +86,8 @@ public enum DemoClip {
     /// The truth of every frame as JSON Lines: frame, and each code's type, data, polygon and whether it is
     /// inside the default viewfinder.
     public static func truthLines(options: DemoOptions) -> [String] {
-        let scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene, seed: options.seed)
+        let scene = DemoScene(
+            size: options.size, fps: options.fps, kind: options.scene, seed: options.seed, mix: options.mix)
         return (0..<max(options.frames, 0)).map { n in
             let codes: [JSONValue] = scene.placements(frame: n).map { p in
                 .object(

@@ -50,19 +50,23 @@ public struct DemoScene: Sendable {
     let actors: [Actor]
     /// What the scene shows: moving codes, or parcels on a conveyor (`DemoScene+Conveyor`).
     public enum Kind: String, Sendable, CaseIterable {
-        case codes, conveyor, small
+        case codes, conveyor, small, mix
     }
     public let kind: Kind
     let belt: Belt?
     let small: SmallCodes?
+    let mix: Mix?
 
-    /// - Parameter seed: the small-codes scene's texts and looks (the other scenes are always the same).
-    public init(size: Size, fps: Int = 30, kind: Kind = .codes, seed: UInt64 = 1) {
+    /// - Parameters:
+    ///   - seed: the small-codes scene's texts and looks (the other scenes are always the same).
+    ///   - mix: what the mixed scene shows (`kind` `.mix` only).
+    public init(size: Size, fps: Int = 30, kind: Kind = .codes, seed: UInt64 = 1, mix: DemoMix = DemoMix()) {
         self.size = size
         self.fps = max(1, fps)
         self.kind = kind
         belt = kind == .conveyor ? Belt(size: size) : nil
         small = kind == .small ? SmallCodes(size: size, seed: seed) : nil
+        self.mix = kind == .mix ? Mix(size: size, mix: mix) : nil
         let region = Viewfinder().region(in: size)
         viewfinderRegion = region
         let inside = region ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
@@ -126,6 +130,7 @@ public struct DemoScene: Sendable {
     public func placements(frame n: Int) -> [Placement] {
         if let belt { return belt.placements(frame: n, viewfinder: viewfinderRegion) }
         if let small { return small.placements(frame: n, viewfinder: viewfinderRegion) }
+        if let mix { return mix.placements(frame: n, viewfinder: viewfinderRegion) }
         return actors.map { a in
             let card = Self.cardSize(a.symbol, module: moduleSize, vertical: a.vertical)
             func travel(_ room: Int, _ period: Double, _ phase: Double) -> Int {
@@ -183,8 +188,9 @@ public struct DemoScene: Sendable {
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE)
         belt?.render(frame: n, on: cr)
         small?.render(frame: n, on: cr)
+        mix?.render(frame: n, on: cr)
 
-        for p in small == nil ? placements(frame: n) : [] {
+        for p in small == nil && mix == nil ? placements(frame: n) : [] {
             cairo_set_source_rgb(cr, 0.97, 0.97, 0.95)
             let c = p.cardRect
             cairo_rectangle(cr, Double(c.x), Double(c.y), Double(c.width), Double(c.height))

@@ -16,7 +16,8 @@ final class DemoFeeder: @unchecked Sendable {
     private var background: [UInt8] = []
 
     init(options: DemoOptions) {
-        scene = DemoScene(size: options.size, fps: options.fps, kind: options.scene, seed: options.seed)
+        scene = DemoScene(
+            size: options.size, fps: options.fps, kind: options.scene, seed: options.seed, mix: options.mix)
         frames = options.frames
     }
 

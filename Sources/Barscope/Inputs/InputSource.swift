@@ -104,6 +104,10 @@ public struct DemoOptions: Sendable, Equatable {
     public var scene: DemoScene.Kind = .codes
     /// The small-codes scene's texts and looks.
     public var seed: UInt64 = 1
+    /// The mixed scene's codes (`scene` `.mix`).
+    public var mix = DemoMix()
+    /// A generated clip's H.264 bitrate in kbit/s, constant (0: constant quality, quantizer 20).
+    public var bitrate = 0
 
     public init(size: Size = Size(width: 1280, height: 720), fps: Int = 30, frames: Int = 300, live: Bool = false) {
         self.size = size

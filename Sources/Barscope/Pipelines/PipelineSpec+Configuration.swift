@@ -43,7 +43,9 @@ extension PipelineSpec {
         if let v = try int("source.frames", min: 0) { demo.frames = v }
         if let v = try bool("source.live") { demo.live = v }
         if let t = text("source.scene") {
-            guard let kind = DemoScene.Kind(rawValue: t) else { throw bad("source.scene", "codes or conveyor") }
+            guard let kind = DemoScene.Kind(rawValue: t) else {
+                throw bad("source.scene", "codes, conveyor, small or mix")
+            }
             demo.scene = kind
         }
         if let launch = values["source.launch"] {
@@ -137,6 +139,10 @@ extension PipelineSpec {
         if let v = try int("decoder.search-every", min: 1) {
             c.tracked = true
             c.trackedInterval = v
+        }
+        if let v = try int("decoder.search-lines", min: 1) {
+            c.tracked = true
+            c.trackedSearchLines = v
         }
 
         for key in OverlayStyle.keys {

@@ -41,9 +41,13 @@ public struct RunConfiguration: Sendable {
     /// frames of its appearance.
     public var tracked = false
     public var trackedInterval = 4
-    /// Tracked mode's full searches scan every n-th line (ZBar's density). 2 is faster but misses QR codes of
-    /// 2-pixel modules, so the default keeps every line.
-    public var trackedSearchDensity = 1
+    /// Tracked mode's searches read 1D codes at full resolution along every n-th row and column (ZBar's density):
+    /// a 1D code is crossed by many such lines at any module size ZBar reads at all.
+    public var trackedSearchLines = 4
+    /// Tracked mode: the full-size read for 2D codes too small for half size (modules under 2 px) runs at every
+    /// `trackedSmall2DEvery`-th search (a whole-frame ZBar pass, the search's dearest part): such a code is found
+    /// within that many searches, then tracked like any other. 1D codes of any size are looked for at every search.
+    public var trackedSmall2DEvery = 4
 
     public init() {}
 

@@ -16,9 +16,10 @@ final class ScanStage: @unchecked Sendable {
     private let sequencer: Locked<ResultSequencer<[UInt8]?>>
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
-    private let searchCount = Atomic<Int>(0)
-    /// Tracked mode: whether the half-size search finds what the full-size one does.
-    private let halfSizeSearch = Atomic<Bool>(false)
+    /// Tracked mode: searches made so far, and whether the last full-size 2D read found a code (the full-size 2D
+    /// read runs at every search while there are such codes, else at every `trackedSmall2DEvery`-th).
+    private let searchNumber = Atomic<Int>(0)
+    private let small2DInView = Atomic<Bool>(false)
     /// This run's place in the process's scanning pool (from `start()` to `stop()`).
     private let lane = Locked<ScanLane?>(nil)
     /// The frame scanned at preroll, which appsink renders again as its first sample (streaming thread only).
@@ -94,10 +95,70 @@ final class ScanStage: @unchecked Sendable {
     private func scan(_ job: ScanPool.Job, with scanner: BarcodeReader) {
         let region = parts.ledger.stamp(of: job.frame)?.region
         let motion = parts.configuration.cycles.motion
+        let c = parts.configuration
+        let interval = max(1, c.trackedInterval)
+        let search = job.sequence - job.sequence % interval
+        // Tracked mode, between searches: a frame rescanned while the search before it still runs is held, so
+        // that a code that search finds new is looked for in it too (a new code is then reported from that
+        // search's frame on, whichever worker finishes first).
+        let shadow = c.tracked && interval > 1 && job.sequence != search
+        var held: SearchBoard.Held? = nil
+        var late: [Detection]? = nil
         let (detections, view) =
-            withLumaPlane(of: job.sample) { luma, _ in
-                (read(luma, job, region, scanner), motion ? ViewActivity.signature(luma) : nil)
+            withLumaPlane(of: job.sample) { luma, _ -> ([Detection], [UInt8]?) in
+                let view = motion ? ViewActivity.signature(luma) : nil
+                var found = read(luma, job, region, scanner)
+                guard shadow else { return (found, view) }
+                if let result = searches.searchResult(search) {
+                    found += catchUp(
+                        luma, found, result, sequence: job.sequence, since: job.sequence - search, region, scanner)
+                    return (found, view)
+                }
+                var copy: [UInt8] = []
+                luma.compactCopy(into: &copy) { _ in }
+                held = SearchBoard.Held(
+                    job: job, found: found, luma: copy, width: luma.width, height: luma.height, view: view)
+                late = searches.hold(held!, until: search)
+                if let late {
+                    found += catchUp(
+                        luma, found, late, sequence: job.sequence, since: job.sequence - search, region, scanner)
+                }
+                return (found, view)
             } ?? ([], nil)
+        if held != nil && late == nil { return }  // the search's worker finishes it
+        deliver(job, detections, view)
+        guard c.tracked, job.sequence == search, interval > 1 else { return }
+        // A search: finish the frames held for it, in order.
+        for h in searches.finishSearch(search, detections).sorted(by: { $0.job.sequence < $1.job.sequence }) {
+            let extra = h.luma.withUnsafeBytes { raw in
+                catchUp(
+                    LumaImage(base: raw.baseAddress!, width: h.width, height: h.height, stride: h.width), h.found,
+                    detections, sequence: h.job.sequence, since: h.job.sequence - search,
+                    parts.ledger.stamp(of: h.job.frame)?.region,
+                    scanner)
+            }
+            deliver(h.job, h.found + extra, h.view)
+        }
+    }
+
+    /// The codes a search found that a frame after it (rescanned around the codes known before) did not: looked
+    /// for in that frame around where the search saw them.
+    private func catchUp(
+        _ luma: LumaImage, _ found: [Detection], _ search: [Detection], sequence: Int, since: Int,
+        _ region: PixelRect?, _ scanner: BarcodeReader
+    ) -> [Detection] {
+        let missing = search.filter { d in !found.contains { $0.type == d.type && $0.data == d.data } }
+        guard !missing.isEmpty else { return [] }
+        let around = missing.map { Expected(detection: $0, hasVelocity: false, framesSince: since) }
+        let got = TrackedRegions.rescan(
+            luma, around: around, mapping: CropMapping(region: region), viewfinder: region, with: scanner)
+        let new = got.filter { d in !found.contains { $0.type == d.type && $0.data == d.data } }
+        searches.publish(sequence, new, search: false)
+        return new
+    }
+
+    /// Puts a frame's results in order: read cycles, the ledger (for the overlay), the metrics and the events.
+    private func deliver(_ job: ScanPool.Job, _ detections: [Detection], _ view: [UInt8]?) {
         // Bookkeeping under the lock (the events are queued, never delivered, here); the order of frames holds.
         sequencer.withLock { seq in
             let ready = seq.add(
@@ -147,33 +208,72 @@ final class ScanStage: @unchecked Sendable {
         return found
     }
 
-    /// Tracked mode's full search. While the codes in view read as well from the frame at half size (a quarter of
-    /// the pixels: modules of 2 px and more), searches run there and each code found is read again at full size in
-    /// its own small region, for its exact box and text. Every `validateEvery`-th search runs at full size and at
-    /// half size on the same frame: half size stays in use only while it finds every code full size finds (small
-    /// codes turn it off; a code too small for half size is found at the next full-size search).
+    /// Tracked mode's full search: every code in the frame, whatever its size, for as little work as that takes.
+    /// - 1D codes at full resolution along every `trackedSearchLines`-th row and column (a 1D code of 1-pixel
+    ///   modules is crossed by dozens of such lines; ZBar's QR stage, which binarizes the whole image once it finds
+    ///   finder patterns, stays off);
+    /// - 2D codes on the frame at half size (a quarter of the pixels: modules of 2 px and more);
+    /// - 2D codes at full size on what half size did not explain: a copy of the frame with the 2D codes half size
+    ///   found painted over, so that ZBar's QR stage only runs when there is a code half size missed (a small one).
+    /// Each code found by the sparse lines or at half size is read again at full size in its own small region, for
+    /// its exact box and text.
     private func trackedSearch(_ luma: LumaImage, mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader)
         -> [Detection]
     {
-        scanner.zbarScanner.setDensity(parts.configuration.trackedSearchDensity)
-        let n = searchCount.add(1, ordering: .relaxed).oldValue
-        if n % TrackedSearch.validateEvery == 0 {
-            let found = scanner.read(luma, mapping: mapping, viewfinder: region)
-            let half = Set(scanner.readHalved(luma).map { $0.type + "\u{0}" + $0.data })
-            halfSizeSearch.store(found.allSatisfy { half.contains($0.type + "\u{0}" + $0.data) }, ordering: .relaxed)
-            return found
+        let zbar = scanner.zbarScanner
+        defer {
+            zbar.setKinds(.all)
+            zbar.setDensity(1)
         }
-        guard halfSizeSearch.load(ordering: .relaxed) else {
-            return scanner.read(luma, mapping: mapping, viewfinder: region)
-        }
-        let coarse = scanner.readHalved(luma).map { d -> Expected in
+        zbar.setKinds(.linear)
+        zbar.setDensity(max(1, parts.configuration.trackedSearchLines))
+        var coarse = scanner.read(luma, mapping: mapping, viewfinder: nil)
+        zbar.setKinds(.matrix)
+        zbar.setDensity(1)
+        let half = scanner.readHalved(luma)
+        let n = searchNumber.add(1, ordering: .relaxed).oldValue
+        let small2D =
+            small2DInView.load(ordering: .relaxed) || n % max(1, parts.configuration.trackedSmall2DEvery) == 0
+        var masked = [UInt8](repeating: 0, count: small2D ? luma.width * luma.height : 0)
+        let exact =
+            !small2D
+            ? []
+            : masked.withUnsafeMutableBytes { out -> [Detection] in
+                let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                for y in 0..<luma.height {
+                    (base + y * luma.width).update(
+                        from: (luma.base + y * luma.stride).assumingMemoryBound(to: UInt8.self), count: luma.width)
+                }
+                for d in half {
+                    let b = d.bounds
+                    let grow = max(8, min(b.width, b.height) / 4)
+                    let x0 = max(0, b.x - grow)
+                    let x1 = min(luma.width, b.x + b.width + grow)
+                    guard x1 > x0 else { continue }
+                    for y in max(0, b.y - grow)..<min(luma.height, b.y + b.height + grow) {
+                        (base + y * luma.width + x0).update(repeating: 255, count: x1 - x0)
+                    }
+                }
+                let view = LumaImage(
+                    base: UnsafeRawPointer(base), width: luma.width, height: luma.height, stride: luma.width)
+                return scanner.read(view, mapping: mapping, viewfinder: region)
+            }
+        if small2D { small2DInView.store(!exact.isEmpty, ordering: .relaxed) }
+        coarse += half.map { d in
             var d = d
             d.polygon = d.polygon.map(mapping.toFrame)
             d.bounds = Bounds(enclosing: d.polygon)
-            // Placed to a pixel or two: a tight region around it is enough.
-            return Expected(detection: d, hasVelocity: true, framesSince: 0, speed: 2)
+            return d
         }
-        return TrackedRegions.rescan(luma, around: coarse, mapping: mapping, viewfinder: region, with: scanner)
+        zbar.setKinds(.all)
+        // Placed to a line spacing or two: a tight region around each is enough.
+        let around = coarse.map { Expected(detection: $0, hasVelocity: true, framesSince: 0, speed: 2) }
+        var found = exact
+        for d in TrackedRegions.rescan(luma, around: around, mapping: mapping, viewfinder: region, with: scanner)
+        where !found.contains(where: { $0.type == d.type && $0.data == d.data && $0.bounds.intersects(d.bounds) }) {
+            found.append(d)
+        }
+        return found
     }
 
     /// After the run (every thread stopped): the open tracks close; frames scanned and codes seen.

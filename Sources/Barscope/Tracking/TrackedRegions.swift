@@ -10,12 +10,6 @@ struct Expected: Sendable {
     var speed: Double = 0
 }
 
-/// Tracked mode's search schedule.
-enum TrackedSearch {
-    /// One search in this many runs at full size (and checks that half size finds the same codes).
-    static let validateEvery = 8
-}
-
 /// Tracked mode's cheap rescans: only the neighbourhood of the codes seen a moment ago is scanned, each region
 /// grown enough to catch the code where it has moved since.
 enum TrackedRegions {
@@ -32,15 +26,9 @@ enum TrackedRegions {
         defer { scanner.zbarScanner.setDensity(1) }
         for (expected, area) in zip(known, regions(around: known, mapping: mapping, bounds: luma)) {
             let code = expected.detection
-            guard let part = luma.cropped(to: area) else { continue }
-            let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
-            // Sparse lines first: a 1D code lying along an axis along it only, every 4th line (its box's ends and
-            // its bars' ends are found from the image, not from the lines); a 2D or tilted code both ways, every
-            // other line. The code not found that way: every line, both ways, once more.
-            let sparse: (rows: Int, columns: Int) =
-                if let u = code.acrossBars, abs(u.x) > 0.97 { (4, 0) } else if let u = code.acrossBars, abs(u.y) > 0.97
-                { (0, 4) } else { (2, 2) }
-            for density in [sparse, (rows: 1, columns: 1)] {
+            func scan(_ area: PixelRect, density: (rows: Int, columns: Int)) -> Bool {
+                guard let part = luma.cropped(to: area) else { return false }
+                let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
                 scanner.zbarScanner.setDensity(rows: density.rows, columns: density.columns)
                 // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
                 // The region is not the viewfinder: only the viewfinder's own edges judge a cut code (below).
@@ -62,10 +50,43 @@ enum TrackedRegions {
                 }) {
                     found.append(d)
                 }
-                if trusted.contains(where: { $0.data == code.data && $0.type == code.type }) { break }
+                return trusted.contains(where: { $0.data == code.data && $0.type == code.type })
+            }
+            // Sparse lines first: a 1D code lying along an axis along it only, every 4th line (its box's ends and
+            // its bars' ends are found from the image, not from the lines); a 2D or tilted code both ways, every
+            // other line. The code not found that way: every line, both ways, once more.
+            let sparse: (rows: Int, columns: Int) =
+                if let u = code.acrossBars, abs(u.x) > 0.97 { (4, 0) } else if let u = code.acrossBars, abs(u.y) > 0.97
+                { (0, 4) } else { (2, 2) }
+            var seen = false
+            for density in [sparse, (rows: 1, columns: 1)] {
+                seen = scan(area, density: density)
+                if seen { break }
+            }
+            // Not where its velocity puts it (it turned, bounced, or sped up): as far as it could have gone in
+            // any direction since it was seen, every line, once.
+            if !seen, expected.hasVelocity, expected.framesSince > 0,
+                let wide = widened(expected, mapping: mapping, bounds: luma), wide != area
+            {
+                _ = scan(wide, density: (1, 1))
             }
         }
         return found
+    }
+
+    /// The region a code with a known speed can have reached in any direction since it was seen: its predicted
+    /// bounds grown by twice its travel (a reversal puts it that far from the prediction) plus the usual margin,
+    /// in crop coordinates, clipped to the image.
+    static func widened(_ e: Expected, mapping: CropMapping, bounds image: LumaImage) -> PixelRect? {
+        let b = e.detection.bounds
+        let size = min(b.width, b.height)
+        let grow = max(12, size / 8) + Int(2 * e.speed * Double(e.framesSince)) + 2 * e.framesSince
+        let x0 = max(0, b.x - mapping.offsetX - grow)
+        let y0 = max(0, b.y - mapping.offsetY - grow)
+        let x1 = min(image.width, b.x - mapping.offsetX + b.width + grow)
+        let y1 = min(image.height, b.y - mapping.offsetY + b.height + grow)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// Each known code's bounds, in crop coordinates, grown by half its smaller side (at least 24 px) plus a tenth
@@ -110,6 +131,10 @@ final class SearchBoard: @unchecked Sendable {
     }
     private var codes: [Sighting] = []
     private var searched = false
+    /// Each recent search's results, once published (pruned to the last 64 frames).
+    private var searchResults: [Int: [Detection]] = [:]
+    /// Frames rescanned while the search before them was still running, held until it publishes.
+    private var held: [Int: [Held]] = [:]
     private var ended = false
     /// A code not seen for this many frames is forgotten (the next search finds it again if it is there).
     private let forgetAfter: Int
@@ -141,6 +166,45 @@ final class SearchBoard: @unchecked Sendable {
             }
         }
         codes.removeAll { sequence - $0.sequence > forgetAfter }
+    }
+
+    /// A frame rescanned while the search it follows was still running: its results and a copy of its luma
+    /// plane, kept so that the codes that search finds new can be looked for in it before it is delivered.
+    struct Held: @unchecked Sendable {
+        // Sendable: handed from the worker that made it to the one that finishes it, through the board's lock.
+        var job: ScanPool.Job
+        var found: [Detection]
+        var luma: [UInt8]
+        var width: Int
+        var height: Int
+        var view: [UInt8]?
+    }
+
+    /// Whether the search on frame `search` has published its results, and what they were.
+    func searchResult(_ search: Int) -> [Detection]? {
+        condition.lock()
+        defer { condition.unlock() }
+        return searchResults[search]
+    }
+
+    /// Holds a rescanned frame until the search on frame `search` publishes, unless it has by now: then its
+    /// results are returned and nothing is held (the caller finishes the frame itself).
+    func hold(_ h: Held, until search: Int) -> [Detection]? {
+        condition.lock()
+        defer { condition.unlock() }
+        if let r = searchResults[search] { return r }
+        held[search, default: []].append(h)
+        return nil
+    }
+
+    /// A search's results, for the frames after it: the frames held for it are handed back (the search's
+    /// worker finishes them).
+    func finishSearch(_ search: Int, _ detections: [Detection]) -> [Held] {
+        condition.lock()
+        defer { condition.unlock() }
+        searchResults[search] = detections
+        searchResults = searchResults.filter { search - $0.key <= 64 }
+        return held.removeValue(forKey: search) ?? []
     }
 
     /// Where each known code should be in frame `sequence`.
