@@ -58,7 +58,7 @@ enum BarEdgeRefiner {
     /// the largest share of the lines' own variance is the one the bars run at (a wrong angle smears them into one
     /// another; the share, not the variance itself, so that a card's edge or a neighbour's bars met at a steep
     /// angle do not win). Searched within 45 degrees of `initial` (the way ZBar's scan line ran: it reads no code
-    /// at a steeper angle) by 1.5 degrees, then by 0.25. The structure tensor (`acrossBars`) misjudges bars of 1
+    /// at a steeper angle) by 3 degrees, then by 0.75 and 0.25. The structure tensor (`acrossBars`) misjudges bars of 1
     /// to 1.5 px: its central differences hardly see a period of 2 or 3 px, and the card's own edges win
     /// (measured: 10-degree codes boxed square to the image, a level one boxed at 22 degrees). `initial` when
     /// there are no bars to judge.
@@ -102,16 +102,20 @@ enum BarEdgeRefiner {
         let degree = Double.pi / 180
         var best = base
         var bestScore = -1.0
-        for k in -30...30 {
-            let a = base + Double(k) * 1.5 * degree
+        // 3 degrees apart, then 0.75 around the best, then 0.25: a wrong angle's smear grows smoothly, so the
+        // best of each pass is within a step of the best of the next.
+        for k in -15...15 {
+            let a = base + Double(k) * 3 * degree
             let sc = score(a)
             if sc > bestScore { (best, bestScore) = (a, sc) }
         }
-        let coarse = best
-        for k in -6...6 where k != 0 {
-            let a = coarse + Double(k) * 0.25 * degree
-            let sc = score(a)
-            if sc > bestScore { (best, bestScore) = (a, sc) }
+        for step in [0.75, 0.25] {
+            let centre = best
+            for k in [-2, -1, 1, 2] {
+                let a = centre + Double(k) * step * degree
+                let sc = score(a)
+                if sc > bestScore { (best, bestScore) = (a, sc) }
+            }
         }
         guard bestScore > 0 else { return initial }
         var u = Point(cos(best), sin(best))
@@ -299,27 +303,31 @@ enum BarEdgeRefiner {
             let n = Double(span + 1)
             return max(0, squares / n - (sum / n) * (sum / n)).squareRoot()
         }
-        let offsets = Array(-limit...limit)
-        let values = offsets.map(contrast)
+        // Lines are judged as they are needed: those of the box, then outward from the strongest of them.
+        var values: [Int: Double] = [:]
+        func value(_ d: Int) -> Double {
+            if let v = values[d] { return v }
+            let v = contrast(d)
+            values[d] = v
+            return v
+        }
         // The strongest line within the reported box (ZBar decoded there), not past it: a neighbouring code
         // along the bars can have more contrast than this one.
-        let own = max(1, Int(within.rounded(.up)))
-        guard let strongest = values.indices.filter({ abs(offsets[$0]) <= own }).max(by: { values[$0] < values[$1] }),
-            values[strongest] >= 6
-        else {
+        let own = min(limit, max(1, Int(within.rounded(.up))))
+        guard let strongest = (-own...own).max(by: { value($0) < value($1) }), value(strongest) >= 6 else {
             return (0, 0)
         }
-        let half = values[strongest] / 2
+        let half = value(strongest) / 2
         // Out from the strongest line each way, to the first line under half: the edge is where the contrast
         // crosses half, between that line and the one before it.
         func edge(_ step: Int) -> Double {
-            var i = strongest
-            while i + step >= 0, i + step < values.count, values[i + step] >= half { i += step }
-            guard i + step >= 0, i + step < values.count else { return Double(offsets[i]) + 0.5 * Double(step) }
-            let inside = values[i]
-            let outside = values[i + step]
+            var d = strongest
+            while abs(d + step) <= limit, value(d + step) >= half { d += step }
+            guard abs(d + step) <= limit else { return Double(d) + 0.5 * Double(step) }
+            let inside = value(d)
+            let outside = value(d + step)
             let f = inside > outside ? (inside - half) / (inside - outside) : 0.5
-            return Double(offsets[i]) + f * Double(step)
+            return Double(d) + f * Double(step)
         }
         return (edge(-1), edge(1))
     }
