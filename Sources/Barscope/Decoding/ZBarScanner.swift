@@ -245,6 +245,7 @@ public final class ZBarScanner {
                 points = single.ends
                 across = single.across
             }
+            across = BarEdgeRefiner.acrossBarsFromProfile(in: image, points: points, initial: axis)
             var r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
             // A box shorter than the symbology's fewest modules: the hits covered part of the code (EAN's halves
             // joined from lines that each crossed half) and the refiner could not reach its ends (too faint).
@@ -261,7 +262,7 @@ public final class ZBarScanner {
                 }),
                     best.ends[0].distance(to: best.ends[1]) > Plausibility.length(of: r.corners)
                 {
-                    across = best.across
+                    across = BarEdgeRefiner.acrossBarsFromProfile(in: image, points: best.ends, initial: axis)
                     r = BarEdgeRefiner.refine(
                         BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
                 }
