@@ -290,17 +290,22 @@ enum BarEdgeRefiner {
     ) -> (top: Double, bottom: Double) {
         let span = Int(s1 - s0)
         guard span >= 8, limit >= 1 else { return (0, 0) }
+        // At most about 128 samples a line (a line across bars has their spread wherever its samples fall; a line
+        // past their ends has none), so that a long code costs no more than a short one: every frame's codes are
+        // boxed in tracked mode.
+        let sampleStep = max(1, span / 128)
         func contrast(_ d: Int) -> Double {
             let o = Point(mid.x + vUnit.x * Double(d), mid.y + vUnit.y * Double(d))
             var sum = 0.0
             var squares = 0.0
-            for k in 0...span {
+            var n = 0.0
+            for k in stride(from: 0, through: span, by: sampleStep) {
                 let t = s0 + Double(k)
                 let v = bilinear(image, o.x + unit.x * t, o.y + unit.y * t)
                 sum += v
                 squares += v * v
+                n += 1
             }
-            let n = Double(span + 1)
             return max(0, squares / n - (sum / n) * (sum / n)).squareRoot()
         }
         // Lines are judged as they are needed: those of the box, then outward from the strongest of them.
@@ -314,7 +319,11 @@ enum BarEdgeRefiner {
         // The strongest line within the reported box (ZBar decoded there), not past it: a neighbouring code
         // along the bars can have more contrast than this one.
         let own = min(limit, max(1, Int(within.rounded(.up))))
-        guard let strongest = (-own...own).max(by: { value($0) < value($1) }), value(strongest) >= 6 else {
+        // Every few lines first, then every line around the best of those (the contrast is smooth along bars).
+        let coarse = max(1, own / 6)
+        let rough = stride(from: -own, through: own, by: coarse).max(by: { value($0) < value($1) }) ?? 0
+        let near = max(-own, rough - coarse)...min(own, rough + coarse)
+        guard let strongest = near.max(by: { value($0) < value($1) }), value(strongest) >= 6 else {
             return (0, 0)
         }
         let half = value(strongest) / 2
