@@ -1,6 +1,7 @@
 #include "CBarscope.h"
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
 void bs_set_string(gpointer o, const char *n, const char *v) { g_object_set(o, n, v, NULL); }
@@ -12,6 +13,20 @@ void bs_set_pointer_object(gpointer o, const char *n, gpointer v) { g_object_set
 gboolean bs_has_property(gpointer o, const char *n) {
     return g_object_class_find_property(G_OBJECT_GET_CLASS(o), n) != NULL;
 }
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BS_TSAN 1
+#endif
+#endif
+#ifdef BS_TSAN
+#include <sanitizer/tsan_interface.h>
+void bs_handoff_publish(const void *data) { __tsan_release((void *)data); }
+void bs_handoff_receive(const void *data) { __tsan_acquire((void *)data); }
+#else
+void bs_handoff_publish(const void *data) { (void)data; }
+void bs_handoff_receive(const void *data) { (void)data; }
+#endif
 
 gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data, GClosureNotify destroy) {
     return g_signal_connect_data(overlay, "draw", G_CALLBACK(callback), data, destroy, 0);
@@ -39,9 +54,17 @@ gint64 bs_buffer_frame_number(GstBuffer *b) {
     return m ? (gint64)m->timestamp : -1;
 }
 
-static volatile sig_atomic_t stop_requests = 0;
-static volatile sig_atomic_t last_signal = 0;
-static void on_signal(int sig) { stop_requests = stop_requests + 1; last_signal = sig; }
+// The handler runs on whichever thread takes the signal and the counts are read by a watcher thread: volatile
+// sig_atomic_t orders nothing between threads (ThreadSanitizer reported the watcher's read racing the handler's
+// write), and two different signals could nest and lose an increment. Lock-free C11 atomics are safe in a handler.
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs lock-free atomics");
+static atomic_int stop_requests = 0;
+static atomic_int last_signal = 0;
+static void on_signal(int sig) {
+    atomic_store_explicit(&last_signal, sig, memory_order_relaxed);
+    // Release: a reader that sees the new count sees its signal too.
+    atomic_fetch_add_explicit(&stop_requests, 1, memory_order_release);
+}
 
 void bs_install_signal_handlers(void) {
     struct sigaction sa;
@@ -60,8 +83,8 @@ void bs_install_signal_handlers(void) {
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
-int bs_stop_requests(void) { return stop_requests; }
-int bs_last_signal(void) { return last_signal; }
+int bs_stop_requests(void) { return atomic_load_explicit(&stop_requests, memory_order_acquire); }
+int bs_last_signal(void) { return atomic_load_explicit(&last_signal, memory_order_relaxed); }
 
 // A video decoder made anywhere inside `bin` (decodebin's avdec_h264, vp8dec, ...) gets at most `threads` threads:
 // many streams in one process must not each start a thread per core. deep-element-added fires on the thread that

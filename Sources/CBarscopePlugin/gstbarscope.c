@@ -6,6 +6,21 @@
 #define PACKAGE "barscope"
 #endif
 
+// The settings are guarded by the object lock, a GMutex: a futex that ThreadSanitizer cannot see, so set_property on
+// the application's thread and the copy on the streaming thread would look unordered. SETTINGS_LOCK/UNLOCK take that
+// same lock and, under TSan only, tell it so.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#include <sanitizer/tsan_interface.h>
+#define SETTINGS_LOCK(self) (GST_OBJECT_LOCK(self), __tsan_acquire(&(self)->settings))
+#define SETTINGS_UNLOCK(self) (__tsan_release(&(self)->settings), GST_OBJECT_UNLOCK(self))
+#endif
+#endif
+#ifndef SETTINGS_LOCK
+#define SETTINGS_LOCK(self) GST_OBJECT_LOCK(self)
+#define SETTINGS_UNLOCK(self) GST_OBJECT_UNLOCK(self)
+#endif
+
 typedef struct {
     GstVideoFilter parent;
     BarscopeSettings settings; // guarded by the object lock
@@ -71,14 +86,14 @@ static void gst_barscope_set_property(GObject *object, guint id, const GValue *v
             g_free(problem);
             return;
         }
-        GST_OBJECT_LOCK(self);
+        SETTINGS_LOCK(self);
         g_free(*target);
         *target = g_strdup(text);
         self->settings.generation++;
-        GST_OBJECT_UNLOCK(self);
+        SETTINGS_UNLOCK(self);
         return;
     }
-    GST_OBJECT_LOCK(self);
+    SETTINGS_LOCK(self);
     switch (id) {
     case PROP_MESSAGE: self->settings.message = g_value_get_boolean(value); break;
     case PROP_ATTACH_FRAME: self->settings.attach_frame = g_value_get_boolean(value); break;
@@ -89,17 +104,17 @@ static void gst_barscope_set_property(GObject *object, guint id, const GValue *v
     }
     self->settings.generation++;
     gboolean draw = self->settings.draw;
-    GST_OBJECT_UNLOCK(self);
+    SETTINGS_UNLOCK(self);
     if (id == PROP_DRAW) gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), !draw);
 }
 
 static void gst_barscope_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
     GstBarscope *self = (GstBarscope *)object;
-    GST_OBJECT_LOCK(self);
+    SETTINGS_LOCK(self);
     gchar **text = string_slot(self, id);
     if (text) {
         g_value_set_string(value, *text);
-        GST_OBJECT_UNLOCK(self);
+        SETTINGS_UNLOCK(self);
         return;
     }
     switch (id) {
@@ -110,14 +125,14 @@ static void gst_barscope_get_property(GObject *object, guint id, GValue *value, 
     case PROP_THREADS: g_value_set_uint(value, self->settings.threads); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
     }
-    GST_OBJECT_UNLOCK(self);
+    SETTINGS_UNLOCK(self);
 }
 
 static GstFlowReturn gst_barscope_transform_frame_ip(GstVideoFilter *filter, GstVideoFrame *frame) {
     GstBarscope *self = (GstBarscope *)filter;
     if (!self->swift) return GST_FLOW_OK; // not started: nothing to scan with
     BarscopeSettings snapshot;
-    GST_OBJECT_LOCK(self);
+    SETTINGS_LOCK(self);
     gboolean changed = self->settings.generation != self->seen_generation;
     if (changed) {
         settings_copy(&self->settings, &snapshot);
@@ -127,7 +142,7 @@ static GstFlowReturn gst_barscope_transform_frame_ip(GstVideoFilter *filter, Gst
         snapshot.viewfinder = snapshot.insets = snapshot.region = NULL;
         snapshot.symbologies = snapshot.style = snapshot.engine = NULL;
     }
-    GST_OBJECT_UNLOCK(self);
+    SETTINGS_UNLOCK(self);
     if (!barscope_swift_process(self->swift, filter, frame, &snapshot, changed))
         GST_DEBUG_OBJECT(self, "frame not scanned"); // one bad frame is not an error: the stream goes on
     if (changed) barscope_settings_clear(&snapshot);
@@ -148,9 +163,9 @@ static gboolean gst_barscope_sink_event(GstBaseTransform *base, GstEvent *event)
 static gboolean gst_barscope_start(GstBaseTransform *base) {
     GstBarscope *self = (GstBarscope *)base;
     self->swift = barscope_swift_new(GST_VIDEO_FILTER(self));
-    GST_OBJECT_LOCK(self);
+    SETTINGS_LOCK(self);
     self->seen_generation = self->settings.generation - 1; // the first frame takes every setting
-    GST_OBJECT_UNLOCK(self);
+    SETTINGS_UNLOCK(self);
     return TRUE;
 }
 

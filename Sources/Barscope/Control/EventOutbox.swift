@@ -22,8 +22,10 @@ final class EventOutbox: @unchecked Sendable {
     private(set) var dropped = 0
     private var reported = 0
     private let deliver: @Sendable (Event) -> Void
-    /// The delivery thread, to tell a call made from an observer.
-    nonisolated(unsafe) private var thread: Thread? = nil
+    /// The delivery thread, to tell a call made from an observer. Weak: the thread's block holds this outbox, and
+    /// Foundation keeps a Thread's block for the Thread's life, so a strong reference here was a cycle that kept every
+    /// outbox and its events after close (LeakSanitizer). The running thread keeps itself; gone, nobody is it.
+    nonisolated(unsafe) private weak var thread: Thread? = nil
 
     init(capacity: Int = 1024, name: String, waits: Bool = true, deliver: @escaping @Sendable (Event) -> Void) {
         self.capacity = max(1, capacity)

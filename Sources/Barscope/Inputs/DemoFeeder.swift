@@ -38,11 +38,18 @@ final class DemoFeeder: @unchecked Sendable {
         var callbacks = GstAppSrcCallbacks()
         callbacks.need_data = { src, _, data in
             guard let src, let data else { return }
+            bs_handoff_receive(data)
+            defer { bs_handoff_publish(data) }
             Unmanaged<DemoFeeder>.fromOpaque(data).takeUnretainedValue().pushFrame(src)
         }
+        // appsrc's object lock orders this thread's work before each need-data; ThreadSanitizer is told so
+        // (bs_handoff_*, CBarscope.h).
         let context = Unmanaged.passRetained(self).toOpaque()
+        bs_handoff_publish(context)
         gst_app_src_set_callbacks(bs_app_src(element), &callbacks, context) { data in
-            if let data { Unmanaged<DemoFeeder>.fromOpaque(data).release() }
+            guard let data else { return }
+            bs_handoff_receive(data)
+            Unmanaged<DemoFeeder>.fromOpaque(data).release()
         }
     }
 

@@ -87,14 +87,22 @@ final class RTSPSetup: Sendable {
     }
 
     func connect(to uridecodebin: UnsafeMutablePointer<GstElement>) {
+        // GLib's signal lock orders this thread's work before the call on a streaming thread; ThreadSanitizer is
+        // told so (bs_handoff_*, CBarscope.h).
+        let me = Unmanaged.passRetained(self).toOpaque()
+        bs_handoff_publish(me)
         bs_connect_source_setup(
             uridecodebin,
             { _, source, data in
                 guard let source, let data else { return }
+                bs_handoff_receive(data)
+                defer { bs_handoff_publish(data) }
                 Unmanaged<RTSPSetup>.fromOpaque(data).takeUnretainedValue().apply(to: source)
-            }, Unmanaged.passRetained(self).toOpaque(),
+            }, me,
             { data, _ in
-                if let data { Unmanaged<RTSPSetup>.fromOpaque(data).release() }
+                guard let data else { return }
+                bs_handoff_receive(data)
+                Unmanaged<RTSPSetup>.fromOpaque(data).release()
             })
     }
 

@@ -16,7 +16,6 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     private var spool: Spool { queue.spool }
     private let report: @Sendable (Event) -> Void
     private let registry = Locked<[String: PublishSource]>([:])
-    private var thread: Thread? = nil
     let finished = DispatchSemaphore(value: 0)
 
     private var mosq: OpaquePointer? = nil
@@ -57,9 +56,10 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     }
 
     func start() {
+        // Not kept: the thread's block holds this sink and Foundation keeps a Thread's block for the Thread's life, so
+        // a stored Thread was a cycle that kept every sink, its queue and spool (LeakSanitizer). The loop ends on stop.
         let t = Thread { [self] in loop() }
         t.name = "barscope-mqtt"
-        thread = t
         t.start()
     }
 

@@ -168,17 +168,22 @@ public final class Publisher: Sendable {
         let channel = PublishChannel(
             publisher: self, instance: source.instance, next: max(stored ?? 0, lastSeq[source.instance] ?? 0) + 1,
             seqFile: seqFile)
-        channels.withLock { $0[source.instance] = channel }
+        channels.withLock { $0[source.instance] = WeakChannel(channel: channel) }
         return channel
     }
 
     public func unregister(_ instance: String) {
         for s in sinks { s.unregister(instance) }
-        channels.withLock { $0.removeValue(forKey: instance) }?.save()
+        channels.withLock { $0.removeValue(forKey: instance) }?.channel?.save()
     }
 
-    /// Each instance's channel, so that a stop saves where its seq stands.
-    private let channels = Locked<[String: PublishChannel]>([:])
+    /// Each instance's channel, so that a stop saves where its seq stands. Weak: a channel holds its publisher, and
+    /// a strong map back was a cycle that kept both (and the sinks and spools) once the instance let go of it without
+    /// `unregister` (LeakSanitizer). The instance owns its channel.
+    private let channels = Locked<[String: WeakChannel]>([:])
+    private struct WeakChannel {
+        weak var channel: PublishChannel?
+    }
 
     func enqueue(instance: String, seq: Int, payload: String) {
         for s in sinks { s.enqueue(instance: instance, seq: seq, payload: payload) }
@@ -186,7 +191,7 @@ public final class Publisher: Sendable {
 
     /// Sends what the brokers take within `timeout` seconds (the rest stays spooled for the next start). Blocks.
     public func stop(timeout: Double = 3) {
-        for c in channels.withLock({ Array($0.values) }) { c.save() }
+        for c in channels.withLock({ $0.values.compactMap(\.channel) }) { c.save() }
         for s in sinks { s.stop(timeout: timeout) }
     }
 

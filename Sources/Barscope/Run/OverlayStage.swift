@@ -35,14 +35,22 @@ final class OverlayStage: @unchecked Sendable {
             }
             return GST_PAD_PROBE_OK
         }
+        // GLib's signal lock orders this thread's work before each draw, and each draw before the next and before
+        // the destroy-notify; ThreadSanitizer is told so (bs_handoff_*, CBarscope.h).
+        let me = Unmanaged.passRetained(self).toOpaque()
+        bs_handoff_publish(me)
         bs_connect_draw(
             overlay,
             { _, cr, _, _, data in
                 guard let cr, let data else { return }
+                bs_handoff_receive(data)
+                defer { bs_handoff_publish(data) }
                 Unmanaged<OverlayStage>.fromOpaque(data).takeUnretainedValue().draw(on: cr)
-            }, Unmanaged.passRetained(self).toOpaque(),
+            }, me,
             { data, _ in
-                if let data { Unmanaged<OverlayStage>.fromOpaque(data).release() }
+                guard let data else { return }
+                bs_handoff_receive(data)
+                Unmanaged<OverlayStage>.fromOpaque(data).release()
             })
     }
 

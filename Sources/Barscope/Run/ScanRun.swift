@@ -335,6 +335,8 @@ enum AppSinkWiring {
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = { sink, data in
             guard let sink, let data, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_OK }
+            bs_handoff_receive(data)
+            defer { bs_handoff_publish(data) }
             Unmanaged<Target>.fromOpaque(data).takeUnretainedValue().stage.submit(sample, preroll: false)
             return GST_FLOW_OK
         }
@@ -342,21 +344,28 @@ enum AppSinkWiring {
         // preroll too; appsink then renders that same buffer again, which `submit` recognises and skips.
         callbacks.new_preroll = { sink, data in
             guard let sink, let data, let sample = gst_app_sink_pull_preroll(sink) else { return GST_FLOW_OK }
+            bs_handoff_receive(data)
+            defer { bs_handoff_publish(data) }
             Unmanaged<Target>.fromOpaque(data).takeUnretainedValue().stage.submit(sample, preroll: true)
             return GST_FLOW_OK
         }
         callbacks.eos = { _, data in
             guard let data else { return }
+            bs_handoff_receive(data)
+            defer { bs_handoff_publish(data) }
             let target = Unmanaged<Target>.fromOpaque(data).takeUnretainedValue()
             // Every frame's results reach the overlay before it is told that no more will come.
             target.stage.waitIdle()
             target.ledger.end()
         }
-        gst_app_sink_set_callbacks(
-            bs_app_sink(scan), &callbacks, Unmanaged.passRetained(Target(stage, ledger)).toOpaque()
-        ) {
-            data in
-            if let data { Unmanaged<Target>.fromOpaque(data).release() }
+        // appsink's object lock orders this thread's work before each callback, and each callback before the next
+        // and before the destroy-notify; ThreadSanitizer is told so (bs_handoff_*, CBarscope.h).
+        let target = Unmanaged.passRetained(Target(stage, ledger)).toOpaque()
+        bs_handoff_publish(target)
+        gst_app_sink_set_callbacks(bs_app_sink(scan), &callbacks, target) { data in
+            guard let data else { return }
+            bs_handoff_receive(data)
+            Unmanaged<Target>.fromOpaque(data).release()
         }
     }
 }

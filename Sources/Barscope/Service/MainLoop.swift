@@ -1,3 +1,4 @@
+import CBarscope
 import CSoup
 import Foundation
 
@@ -28,15 +29,23 @@ public enum MainLoop {
     /// Runs `body` on the main loop's thread, soon (from any thread; in order with other calls).
     public static func run(_ body: @escaping @Sendable () -> Void) {
         let call = Unmanaged.passRetained(Call(body)).toOpaque()
+        // The main context's lock orders this thread's work before the call; ThreadSanitizer is told so
+        // (bs_handoff_*, CBarscope.h).
+        bs_handoff_publish(call)
         // Always queued to the default context (never run at once on the caller's thread, as g_main_context_invoke
         // does when no thread owns the context yet): whatever the loop's state, the body runs on its thread.
         g_idle_add_full(
             G_PRIORITY_DEFAULT,
             { data in
+                bs_handoff_receive(data)
+                defer { bs_handoff_publish(data) }
                 Unmanaged<Call>.fromOpaque(data!).takeUnretainedValue().body()
                 return 0  // G_SOURCE_REMOVE
             }, call,
-            { data in Unmanaged<Call>.fromOpaque(data!).release() })
+            { data in
+                bs_handoff_receive(data)
+                Unmanaged<Call>.fromOpaque(data!).release()
+            })
     }
 
     /// Calls `body` every `milliseconds` on the main loop's thread while it returns true.

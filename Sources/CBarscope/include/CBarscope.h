@@ -77,6 +77,14 @@ gboolean bs_has_property(gpointer object, const char *name);
 // g_signal_connect is a macro; these name the callback types so Swift passes @convention(c) functions safely.
 typedef void (*bs_draw_callback)(GstElement *overlay, cairo_t *cr, guint64 timestamp, guint64 duration, gpointer data);
 // `destroy` releases `data` when the handler goes (with the element): the closure lives exactly as long.
+// ThreadSanitizer cannot see GLib's GMutex and GCond (futexes), so the order GStreamer gives between handing it a
+// callback's data (gst_pad_add_probe, g_signal_connect_data, gst_app_sink_set_callbacks, g_idle_add: each under a
+// GMutex it takes again around every call) and a call on a streaming or pool thread is invisible to it. These two
+// tell it about exactly that edge, keyed on the data pointer, and compile to nothing in a build without TSan:
+// publish before handing the data over and at the end of each call; receive at the start of each call and in its
+// destroy-notify.
+void bs_handoff_publish(const void *data);
+void bs_handoff_receive(const void *data);
 gulong bs_connect_draw(GstElement *overlay, bs_draw_callback callback, gpointer data, GClosureNotify destroy);
 typedef void (*bs_source_setup_callback)(GstElement *bin, GstElement *source, gpointer data);
 gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callback callback, gpointer data,
