@@ -106,7 +106,7 @@ import Testing
             stuck.withLock { $0 += 1 }
             release.wait()
         }
-        let frames = 400
+        let frames = Sanitizer.active ? 60 : 400
         let feeding = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             for n in 0..<frames { file.submit(samples.job(n)) }
@@ -117,7 +117,7 @@ import Testing
         while tally.scanned.load() < 5 && Date() < started { Thread.sleep(forTimeInterval: 0.001) }
         for n in 0..<4 { stalled.submit(samples.job(n)) }
         // A file's submit waits for room: the feeder finishes only if the file is being scanned.
-        #expect(feeding.wait(timeout: .now() + 60) == .success, "the file stream was held up by the stalled one")
+        #expect(feeding.wait(timeout: .now() + 120) == .success, "the file stream was held up by the stalled one")
         file.waitIdle()
         #expect(tally.scanned.load() == frames)
         #expect(file.counts.dropped == 0)
