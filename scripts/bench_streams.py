@@ -251,6 +251,13 @@ def stock_step(source, n):
             "mb_per_stream": sum(rss) / n, "streams": streams}
 
 
+def report(case, step):
+    worst = max((s.get("p95_ms") or 0) for s in step["streams"]) if not case.startswith("stock") else None
+    print(f"{case}: N={step['n']} {'holds' if step['holds'] else 'fails'}, {step['cpu_cores']:.2f} cores, "
+          f"{step['mb_per_stream']:.0f} MB/stream" + (f", worst p95 {worst:.0f} ms" if worst is not None else "")
+          + f"  {json.dumps(step['streams'])}", file=sys.stderr, flush=True)
+
+
 results = {}
 for case in args.cases.split(","):
     steps = []
@@ -261,10 +268,7 @@ for case in args.cases.split(","):
         else:
             step = barscope_step(case.split("+")[0], case.endswith("+rec"), n)
         steps.append(step)
-        worst = max((s.get("p95_ms") or 0) for s in step["streams"]) if not case.startswith("stock") else None
-        print(f"{case}: N={n} {'holds' if step['holds'] else 'fails'}, {step['cpu_cores']:.2f} cores, "
-              f"{step['mb_per_stream']:.0f} MB/stream" + (f", worst p95 {worst:.0f} ms" if worst is not None else "")
-              + f"  {json.dumps(step['streams'])}", file=sys.stderr, flush=True)
+        report(case, step)
         if not step["holds"]:
             # Started above 1 and failed at once: look below.
             if n == args.start and n > 1 and not case.startswith("stock") and len(steps) == 1:
@@ -272,6 +276,7 @@ for case in args.cases.split(","):
                 while n >= 1:
                     below = barscope_step(case.split("+")[0], case.endswith("+rec"), n)
                     steps.append(below)
+                    report(case, below)
                     if below["holds"]:
                         break
                     n -= 1
@@ -302,7 +307,7 @@ for case, r in results.items():
         added = (best["rss_mb"] - one["rss_mb"]) / (best["n"] - 1)
     recalls = [s["recall"] for s in best["streams"] if s.get("recall") is not None]
     single = [s["recall"] for s in (one or {}).get("streams", []) if s.get("recall") is not None]
-    rec = (f"{min(recalls) * 100:.1f} % ({single[0] * 100:.1f} %)" if recalls and single else "")
+    rec = (f"{min(recalls) * 100:.1f} %" if recalls else "") + (f" ({single[0] * 100:.1f} %)" if single else "")
     lines.append(f"| {names.get(case, case)} | {r['largest_n']} | {best['cpu_cores']:.2f} | "
                  f"{added:.0f} | {'' if p95 is None else f'{p95:.0f} ms'} | {rec} |")
 table = "\n".join(lines)

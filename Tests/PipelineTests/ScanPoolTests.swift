@@ -126,7 +126,7 @@ import Testing
         #expect(stuck.load() == 1, "\(stuck.load()) workers stuck in the stalled stream")
         for _ in 0..<4 { release.signal() }
         stalled.waitIdle()
-        // Live: the newest of the frames that came while it hung is scanned, the others dropped.
+        // Live: the newest frames that came while it hung are scanned, the older dropped.
         let s = stalled.counts
         #expect(s.submitted == 4 && s.scanned + s.dropped == 4 && s.scanned == stuck.load(), "\(s), \(stuck.load())")
         file.close()

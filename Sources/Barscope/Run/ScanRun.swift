@@ -308,9 +308,12 @@ enum AppSinkWiring {
         bs_set_bool(scan, "sync", 0)
         bs_set_bool(scan, "enable-last-sample", 0)
         if live {
-            // Live: scanning never slows the video; the scanner takes the newest frame.
+            // Live: scanning never slows the video; the scanner takes the newest frames (its lane in the pool drops the
+            // older: handing a frame over never waits). Three in this queue, so that a moment without the CPU for its
+            // thread (the crop and the luma conversion run there) drops nothing: with one, 4 live 1080p streams on 2
+            // cores lost 0 to 3 frames a minute each here.
             setProperty(scanq, "leaky", "downstream")
-            bs_set_uint(scanq, "max-size-buffers", 1)
+            bs_set_uint(scanq, "max-size-buffers", 3)
             bs_set_uint(scanq, "max-size-bytes", 0)
             bs_set_uint64(scanq, "max-size-time", 0)
             bs_set_uint(scan, "max-buffers", 1)
