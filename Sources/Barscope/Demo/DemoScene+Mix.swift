@@ -39,7 +39,7 @@ extension DemoScene {
 
         init(size: Size, mix: DemoMix) {
             self.mix = mix
-            var rng = SplitMix(seed: mix.seed)
+            var rng = SplitMix64(seed: mix.seed)
             let n = max(1, mix.codes)
             // The grid closest to square cells: columns × rows ≥ n.
             var columns = 1
@@ -196,19 +196,4 @@ extension DemoScene {
             }
         }
     }
-}
-
-/// A small seeded generator (SplitMix64), so that a clip depends on its seed only.
-struct SplitMix: Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
