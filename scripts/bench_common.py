@@ -52,3 +52,34 @@ def score(found, truth, inside_only):
     got = set(found)
     hits = len(got & expected)
     return (hits / len(expected) if expected else 0.0, hits / len(got) if got else 1.0, len(got - expected))
+
+
+def gtin_check(d):
+    s = sum(int(c) * (3 if i % 2 == 0 else 1) for i, c in enumerate(reversed(d)))
+    return str((10 - s % 10) % 10)
+
+
+def upce_to_ean13(e):
+    """A UPC-E's eight digits as ZBar reports them by default: the EAN-13 of the UPC-A it stands for."""
+    ns, m = e[0], e[1:7]
+    last = m[5]
+    if last in "012":
+        a = ns + m[0] + m[1] + last + "0000" + m[2] + m[3] + m[4]
+    elif last == "3":
+        a = ns + m[0] + m[1] + m[2] + "00000" + m[3] + m[4]
+    elif last == "4":
+        a = ns + m[0] + m[1] + m[2] + m[3] + "00000" + m[4]
+    else:
+        a = ns + m[0:5] + "0000" + last
+    return "0" + a + gtin_check(a)
+
+
+def normalise(ty, data):
+    """The stock element enables every symbology (UPC-A, UPC-E, ISBN): name its reads as ZBar's defaults do."""
+    if ty == "UPC-A":
+        return "EAN-13", "0" + data
+    if ty == "UPC-E":
+        return "EAN-13", upce_to_ean13(data)
+    if ty == "ISBN-13":
+        return "EAN-13", data
+    return ty, data

@@ -21,7 +21,7 @@ enum GenerateCommand {
             case "--scene":
                 let v = try next()
                 guard let kind = DemoScene.Kind(rawValue: v) else {
-                    throw UsageError("--scene '\(v)': expected codes, conveyor, small or mix")
+                    throw UsageError("--scene '\(v)': expected codes, conveyor, small, hard or mix")
                 }
                 options.scene = kind
             case "--codes": options.mix.codes = try parseInt(try next(), option: option, min: 1)

@@ -111,6 +111,9 @@ enum Help {
                                  at 1080p; a new code is reported within 3 frames
           --search-every N       tracked mode with a full search every N frames (default 4)
           --search-lines N       tracked mode's searches along every N-th row and column (default 4)
+          --hard-codes on|off    read 1D codes too faint, small or blurred for ZBar where the frame has bars
+                                 no read explains (default: on for files, off for live sources; see the
+                                 README for its cost)
           --engine E             decoding engine: zbar (default, fastest), zxing (zxing-cpp: also DataMatrix,
                                  Aztec, PDF417, Micro QR) or both (results cross-checked)
 
@@ -185,7 +188,7 @@ enum Help {
 
     static let generate = """
         Usage: barscope generate OUT.mp4|OUT.mkv|OUT.webm|TRUTH.jsonl [--size WxH] [--fps N] [--frames N]
-                                 [--truth PATH] [--scene codes|conveyor|small|mix] [--seed N] [--bitrate KBITS]
+                                 [--truth PATH] [--scene codes|conveyor|small|hard|mix] [--seed N] [--bitrate KBITS]
                                  mix: [--codes N] [--module PX] [--speed PX] [--appear-every N] [--blur N]
                                       [--only-1d]
 
@@ -196,11 +199,12 @@ enum Help {
         parcels on a belt instead, one at a time through the viewfinder (one EAN-13, none, two EAN-13s, a
         wrong CODE-128, again). --scene small: hard 1D codes of every symbology (EAN-13, EAN-8, UPC-A,
         UPC-E, I2/5, CODE-39, CODE-93, CODE-128, Codabar) in a grid, modules of 1 to 1.5 px, tilted,
-        blurred, low contrast. --scene mix: N codes (default 6; EAN-13, CODE-128 and QR, or --only-1d),
+        blurred, low contrast. --scene hard: the same grid past what ZBar reads (modules of 1 to 2 px,
+        blurs of 0.4 to 1 px, 8 to 30 % contrast, sensor noise). --scene mix: N codes (default 6; EAN-13, CODE-128 and QR, or --only-1d),
         each bouncing in its own cell at --speed pixels a frame (default 3), drawn antialiased at --module
         pixels (default 2; fractional sizes blur), --blur N passes of a small blur (σ 0.7 px) over each
-        card, --appear-every N: code i comes into view at frame i*N. --seed N chooses the small and mix
-        scenes' texts and looks (default 1). --bitrate: constant-bitrate H.264 (MP4 only; default constant
+        card, --appear-every N: code i comes into view at frame i*N. --seed N chooses the small, hard and
+        mix scenes' texts and looks (default 1). --bitrate: constant-bitrate H.264 (MP4 only; default constant
         quality). Defaults: 1280x720, 30 frames/s, 300 frames.
         """
 }

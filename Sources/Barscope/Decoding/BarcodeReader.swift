@@ -25,6 +25,8 @@ public final class BarcodeReader {
     private let zbar: ZBarScanner
     private let zxing: ZXingReader
     private let thorough: Bool
+    /// The reader of 1D codes too hard for ZBar (nil: off).
+    private let hard: HardCodeReader?
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
     /// How much work the second passes may do on one image: a count of pixels, so that every machine reads the
@@ -37,9 +39,15 @@ public final class BarcodeReader {
     ///   - settings: `-S` values; they choose the formats of both engines.
     ///   - thorough: for stills: zxing-cpp also tries its rotations and inversions, and an image where nothing is
     ///     found gets the second passes (scaled, rotated, stretched, inverted, binarized, sharpened) in turn.
-    public init(engine: Engine = .zbar, settings: ScannerSettings = ScannerSettings(), thorough: Bool = false) {
+    ///   - hardCodes: where the image has bars no read explains, read them again as one profile averaged along
+    ///     them (`HardCodeReader`): 1D codes too faint, small or blurred for ZBar. Not in 2D-only reads.
+    public init(
+        engine: Engine = .zbar, settings: ScannerSettings = ScannerSettings(), thorough: Bool = false,
+        hardCodes: Bool = false
+    ) {
         self.engine = engine
         self.thorough = thorough
+        hard = hardCodes ? HardCodeReader(settings: settings) : nil
         zbar = ZBarScanner(settings: settings)
         zxing = ZXingReader(
             formats: settings.zxingFormats, tryHarder: thorough, upcAAsEAN13: !settings.reportsUPCA,
@@ -59,6 +67,9 @@ public final class BarcodeReader {
     {
         let cropped = viewfinder != nil
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+        if let hard, zbar.kinds != .matrix {
+            found += hard.read(image, excluding: found).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+        }
         lastSecondPasses = nil
         if thorough && found.isEmpty {
             var work = SecondPassWork()

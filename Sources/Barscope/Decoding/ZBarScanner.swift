@@ -4,7 +4,8 @@ import CZBar
 public final class ZBarScanner {
     private var scanner: OpaquePointer
     private var density = (rows: 1, columns: 1)
-    private var kinds = Kinds.all
+    /// Which symbologies scans look for now (`setKinds`).
+    private(set) var kinds = Kinds.all
     /// What the settings enable, symbology by symbology (ZBar's defaults counted), for `setKinds` to restore.
     private var enabled: [(symbology: zbar_symbol_type_t, on: Int32)] = []
     private let settings: ScannerSettings
@@ -157,6 +158,42 @@ public final class ZBarScanner {
             found += parts
         }
         return found
+    }
+
+    /// One 1D read of a synthetic image (a bar profile drawn as rows, `HardCodeReader`): its type, text and where
+    /// along x its hits lie; no box, no refinement (the image is not a picture of the code).
+    struct ProfileRead {
+        let type: String
+        let data: String
+        let xRange: ClosedRange<Double>
+    }
+
+    /// Scans an image along its rows alone for 1D codes, giving texts and x extents only.
+    func profileReads(_ image: LumaImage) -> [ProfileRead] {
+        renewIfDue()
+        guard let zimage = zbar_image_create() else { return [] }
+        defer {
+            zbar_image_scanner_recycle_image(scanner, zimage)
+            zbar_image_destroy(zimage)
+        }
+        zbar_image_set_format(zimage, y800)
+        zbar_image_set_size(zimage, UInt32(image.stride), UInt32(image.height))
+        zbar_image_set_crop(zimage, 0, 0, UInt32(image.width), UInt32(image.height))
+        zbar_image_set_data(zimage, image.base, UInt(image.stride * image.height), nil)
+        guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+        var out: [ProfileRead] = []
+        var symbol = zbar_image_first_symbol(zimage)
+        while let s = symbol {
+            defer { symbol = zbar_symbol_next(s) }
+            let type = zbar_symbol_get_type(s)
+            guard !Self.isTwoDimensional(type), zbar_symbol_get_loc_size(s) > 0 else { continue }
+            let xs = (0..<zbar_symbol_get_loc_size(s)).map { Double(zbar_symbol_get_loc_x(s, $0)) }
+            out.append(
+                ProfileRead(
+                    type: String(cString: zbar_get_symbol_name(type)),
+                    data: String(decoding: Self.bytes(of: s), as: UTF8.self), xRange: xs.min()!...xs.max()!))
+        }
+        return out
     }
 
     /// The bytes of a symbol's text (NULs included: a partial structured append has one at each gap).

@@ -30,12 +30,41 @@ extension DemoScene {
             let blur: Double
         }
 
+        /// The ranges the looks are drawn from.
+        struct Looks: Sendable {
+            /// Module width (px): its least and how much more, and the same for Codabar.
+            var module: (least: Double, spread: Double)
+            var codabarModule: (least: Double, spread: Double)
+            /// Gaussian blur (px).
+            var blur: (least: Double, spread: Double)
+            /// Card minus bars, in grey levels 0...1.
+            var contrast: (least: Double, spread: Double)
+            /// The bars' grey level.
+            var dark: (least: Double, spread: Double)
+            /// The standard deviation of the sensor's noise, in 8-bit levels, new in every frame (0: none).
+            var noise: Double
+
+            /// `--scene small`: codes at the edge of what ZBar reads.
+            static let small = Looks(
+                module: (1.0, 0.5), codabarModule: (1.5, 0.5), blur: (0.2, 0.5), contrast: (0.3, 0.3),
+                dark: (0.1, 0.3), noise: 0)
+            /// `--scene hard`: past that edge (more blur for the module, less contrast, noise), where ZBar misses
+            /// most at the frame's size and at twice it, yet the bars are still in the pixels.
+            static let hard = Looks(
+                module: (1.0, 1.0), codabarModule: (1.5, 1.0), blur: (0.4, 0.6), contrast: (0.08, 0.22),
+                dark: (0.2, 0.3), noise: 2)
+        }
+
         let size: Size
         let codes: [Code]
+        let looks: Looks
+        let seed: UInt64
         static let quiet = 10.0
 
-        init(size: Size, seed: UInt64) {
+        init(size: Size, seed: UInt64, looks: Looks = .small) {
             self.size = size
+            self.looks = looks
+            self.seed = seed
             var rng = SplitMix64(seed: seed)
             let columns = max(1, size.width / 320)
             let rows = max(1, size.height / 180)
@@ -47,20 +76,21 @@ extension DemoScene {
                 let cell = PixelRect(x: (i % columns) * cw, y: (i / columns) * ch, width: cw, height: ch)
                 guard let symbol = Self.symbol(kind, rng: &rng) else { continue }
                 // ZBar reads no Codabar under 1.5 px a module, however sharp (measured): its own range starts there.
-                var module = (kind == .codabar ? 1.5 : 1.0) + 0.5 * rng.unit()
+                let range = kind == .codabar ? looks.codabarModule : looks.module
+                var module = range.least + range.spread * rng.unit()
                 // The card, tilted, must fit its cell with a few pixels to move in.
                 let room = Double(cw) - 24
                 let cardWidth = Double(symbol.widthModules) + 2 * Self.quiet
                 if cardWidth * module > room { module = max(1.0, room / cardWidth) }
                 guard cardWidth * module <= room else { continue }
-                let dark = 0.1 + 0.3 * rng.unit()
-                let light = dark + 0.3 + 0.3 * rng.unit()
+                let dark = looks.dark.least + looks.dark.spread * rng.unit()
+                let light = dark + looks.contrast.least + looks.contrast.spread * rng.unit()
                 codes.append(
                     Code(
                         symbol: symbol, cell: cell, module: module, barHeight: 22 + 16 * rng.unit(),
                         tilt: 24 * rng.unit() - 12, rock: 2 * rng.unit(), period: 90 + 90 * rng.unit(),
                         phase: 2 * Double.pi * rng.unit(), dark: dark, light: min(0.92, light),
-                        blur: 0.2 + 0.5 * rng.unit()))
+                        blur: looks.blur.least + looks.blur.spread * rng.unit()))
             }
             self.codes = codes
         }
@@ -222,9 +252,11 @@ extension DemoScene {
             }
         }
 
-        /// Blurs each card's region of a BGRx frame with its code's Gaussian (the lens and the focus).
+        /// Blurs each card's region of a BGRx frame with its code's Gaussian (the lens and the focus), then adds
+        /// the looks' noise there (the same grey in the three channels: a luma noise), new in every frame.
         func blur(frame n: Int, data: UnsafeMutableRawPointer, stride: Int) {
             let px = data.assumingMemoryBound(to: UInt8.self)
+            var noise = SplitMix64(seed: seed &* 0x1_0000_0001 &+ UInt64(n))
             for (c, placed) in zip(codes, placements(frame: n, viewfinder: nil)) {
                 let radius = Int((3 * c.blur).rounded(.up))
                 let kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * c.blur * c.blur)) }
@@ -259,12 +291,24 @@ extension DemoScene {
                             for k in -radius...radius {
                                 s += weights[k + radius] * tmp[min(h - 1, max(0, y + k)) * w + x]
                             }
-                            px[(y0 + y) * stride + (x0 + x) * 4 + ch] = UInt8(min(255, max(0, s.rounded())))
+                            px[(y0 + y) * stride + (x0 + x) * 4 + ch] = Self.level(s)
+                        }
+                    }
+                }
+                guard looks.noise > 0 else { continue }
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let e = looks.noise * noise.gaussian()
+                        for ch in 0..<3 {
+                            let i = (y0 + y) * stride + (x0 + x) * 4 + ch
+                            px[i] = Self.level(Double(px[i]) + e)
                         }
                     }
                 }
             }
         }
+
+        static func level(_ v: Double) -> UInt8 { UInt8(min(255, max(0, v.rounded()))) }
     }
 }
 
@@ -281,4 +325,9 @@ struct SplitMix64: RandomNumberGenerator {
     }
     /// Uniform in 0..<1.
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Standard normal (Box-Muller).
+    mutating func gaussian() -> Double {
+        let u = max(1e-12, unit())
+        return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * unit())
+    }
 }

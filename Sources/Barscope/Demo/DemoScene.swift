@@ -50,7 +50,7 @@ public struct DemoScene: Sendable {
     let actors: [Actor]
     /// What the scene shows: moving codes, or parcels on a conveyor (`DemoScene+Conveyor`).
     public enum Kind: String, Sendable, CaseIterable {
-        case codes, conveyor, small, mix
+        case codes, conveyor, small, hard, mix
     }
     public let kind: Kind
     let belt: Belt?
@@ -65,7 +65,9 @@ public struct DemoScene: Sendable {
         self.fps = max(1, fps)
         self.kind = kind
         belt = kind == .conveyor ? Belt(size: size) : nil
-        small = kind == .small ? SmallCodes(size: size, seed: seed) : nil
+        small =
+            kind == .small || kind == .hard
+            ? SmallCodes(size: size, seed: seed, looks: kind == .hard ? .hard : .small) : nil
         self.mix = kind == .mix ? Mix(size: size, mix: mix) : nil
         let region = Viewfinder().region(in: size)
         viewfinderRegion = region
@@ -97,7 +99,7 @@ public struct DemoScene: Sendable {
             m -= 1
         }
         moduleSize = m
-        if let region, kind != .small {
+        if let region, small == nil {
             // Outside the viewfinder: the left and right strips, when wide enough.
             let left = PixelRect(x: margin, y: margin, width: region.x - 2 * margin, height: size.height - 2 * margin)
             let right = PixelRect(
@@ -116,7 +118,7 @@ public struct DemoScene: Sendable {
                         phase: Double(k) * 1.3, insideViewfinder: false))
             }
         }
-        self.actors = kind == .small ? [] : actors
+        self.actors = small == nil ? actors : []
     }
 
     /// Card (symbol plus quiet zone) size in pixels.
@@ -231,7 +233,8 @@ public struct DemoScene: Sendable {
                 render(frame: n, on: cr)
             }
         }
-        // The small-codes scene blurs what it drew (on the pixels, after cairo is done with them).
+        // The small-codes scenes blur what they drew (on the pixels, after cairo is done with them), and the hard
+        // one adds the sensor's noise.
         small?.blur(frame: n, data: data, stride: stride)
     }
 

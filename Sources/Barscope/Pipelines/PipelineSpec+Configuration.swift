@@ -44,7 +44,7 @@ extension PipelineSpec {
         if let v = try bool("source.live") { demo.live = v }
         if let t = text("source.scene") {
             guard let kind = DemoScene.Kind(rawValue: t) else {
-                throw bad("source.scene", "codes, conveyor, small or mix")
+                throw bad("source.scene", "codes, conveyor, small, hard or mix")
             }
             demo.scene = kind
         }
@@ -135,6 +135,7 @@ extension PipelineSpec {
             }
         }
         if let v = try int("decoder.threads", min: 1) { c.scanThreads = v }
+        if let v = try bool("decoder.hard-codes") { c.hardCodes = v }
         if let v = try bool("decoder.tracked") { c.tracked = v }
         if let v = try int("decoder.search-every", min: 1) {
             c.tracked = true

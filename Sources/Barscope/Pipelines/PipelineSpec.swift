@@ -25,7 +25,9 @@ public struct PipelineSpec: Sendable {
             "enabled", "aspect-ratio", "insets", "preferred-height", "region", "secondary-aspect-ratio",
             "secondary-insets",
         ],
-        "decoder": ["symbologies", "engine", "threads", "tracked", "search-every", "search-lines"],
+        "decoder": [
+            "symbologies", "engine", "threads", "tracked", "search-every", "search-lines", "hard-codes",
+        ],
         "overlay": OverlayStyle.keys,
         "tracking": ["every-frame", "report", "lost-after-frames"],
         "record": ["path", "segment-seconds"],
