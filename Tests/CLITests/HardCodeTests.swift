@@ -84,7 +84,8 @@ import Testing
             guard let got = on[r], let want = clip.truth[r], got.count == 4 else { continue }
             let errors = zip(got, want).map { $0.distance(to: $1) }
             if errors.max()! > 3 {
-                misplaced.append("\(r): corners off by \(errors.map { String(format: "%.1f", $0) }) px, \(got) for \(want)")
+                misplaced.append(
+                    "\(r): corners off by \(errors.map { String(format: "%.1f", $0) }) px, \(got) for \(want)")
             }
         }
         #expect(

@@ -153,6 +153,22 @@ import Testing
 
     static let symbologies = ["EAN-13", "EAN-8", "I2/5", "CODE-39", "CODE-93", "CODE-128", "Codabar"]
 
+    /// Per symbology: `reference` read some right, and `reads` read every one of those.
+    static func expectEveryRead(
+        of referenceReads: Set<Read>, by reads: Set<Read>, truth: Set<Read>, reference: String
+    ) {
+        for type in symbologies {
+            let theirs = referenceReads.filter { $0.type == type && truth.contains($0) }
+            let ours = reads.filter { $0.type == type && truth.contains($0) }
+            #expect(!theirs.isEmpty, "\(type): \(reference) read none (nothing to compare)")
+            let missed = theirs.subtracting(ours)
+            #expect(
+                missed.isEmpty,
+                "\(type): \(missed.count) of \(reference)'s \(theirs.count) reads missed: \(missed.sorted { $0.frame < $1.frame }.prefix(5))"
+            )
+        }
+    }
+
     @Test(.enabled(if: stockElement, "needs the stock zbar element (gstreamer1.0-plugins-bad, scripts/setup)"))
     func everyFrameReadsWhatTheStockElementReads() throws {
         var firstPts: [String: Int64] = [:]
@@ -164,16 +180,7 @@ import Testing
         let (stock, _) = try Self.all { path, base in
             Self.shifted(try Self.stock(path, firstPts: firstPts[path] ?? 0), by: base)
         }
-        for type in Self.symbologies {
-            let stockRight = stock.filter { $0.type == type && truth.contains($0) }
-            let oursRight = ours.filter { $0.type == type && truth.contains($0) }
-            #expect(!stockRight.isEmpty, "\(type): the stock element read none (nothing to compare)")
-            let missed = stockRight.subtracting(oursRight)
-            #expect(
-                missed.isEmpty,
-                "\(type): \(missed.count) of the stock element's \(stockRight.count) reads missed: \(missed.sorted { $0.frame < $1.frame }.prefix(5))"
-            )
-        }
+        Self.expectEveryRead(of: stock, by: ours, truth: truth, reference: "the stock element")
         // Hard codes: the stock element misses many symbol-frames, and misreads (partial I2/5s, mostly).
         #expect(stock.intersection(truth).count < truth.count * 3 / 4)
         let stockFalse = stock.subtracting(truth)
@@ -192,16 +199,7 @@ import Testing
         let (both, _) = try Self.all { path, base in
             Self.shifted(try Self.barscope(path, engine: "both").reads, by: base)
         }
-        for type in Self.symbologies {
-            let one = zbar.filter { $0.type == type && truth.contains($0) }
-            let two = both.filter { $0.type == type && truth.contains($0) }
-            #expect(!one.isEmpty, "\(type): ZBar read none (nothing to compare)")
-            let missed = one.subtracting(two)
-            #expect(
-                missed.isEmpty,
-                "\(type): both engines missed \(missed.count) of ZBar's \(one.count): \(missed.sorted { $0.frame < $1.frame }.prefix(5))"
-            )
-        }
+        Self.expectEveryRead(of: zbar, by: both, truth: truth, reference: "ZBar alone")
         // Their union adds no false read: every wrong text from both engines is one ZBar alone makes too.
         let added = both.subtracting(truth).subtracting(zbar)
         #expect(added.isEmpty, "false reads added: \(added.sorted { $0.frame < $1.frame }.prefix(5))")
