@@ -24,12 +24,12 @@ public struct RunConfiguration: Sendable {
     /// The decoding engine: ZBar alone by default on video (the fastest); zxing-cpp or both with `--engine`.
     public var engine = Engine.zbar
     /// Reads 1D codes too faint, small or blurred for ZBar where the frame has bars no read explained
-    /// (`HardCodeReader`), at a cost the README states. Nil: on for files, which wait for the scanner; off for
-    /// live sources, whose frame budget it would spend, and in tracked mode, which is for speed
-    /// (`--hard-codes on|off` decides).
-    public var hardCodes: Bool? = nil
-    /// Whether this run reads hard codes (`hardCodes`, or its default for the input and mode).
-    public var readsHardCodes: Bool { hardCodes ?? (!input.isLive && !tracked) }
+    /// (`HardCodeReader`), at a cost the README states: asked for (`--hard-codes on`), never by default. On a
+    /// frame full of bars it cannot read it costs two thirds more CPU; a live source would spend its frame
+    /// budget on it, and tracked mode is for speed.
+    public var hardCodes = false
+    /// Whether this run reads hard codes.
+    public var readsHardCodes: Bool { hardCodes }
     /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.
     public var everyFrame = false
     /// Otherwise, how often a code is reported: each track, once per run, or again after some time.
