@@ -199,11 +199,12 @@ enum Help {
         wrong CODE-128, again). --scene small: hard 1D codes of every symbology (EAN-13, EAN-8, UPC-A,
         UPC-E, I2/5, CODE-39, CODE-93, CODE-128, Codabar) in a grid, modules of 1 to 1.5 px, tilted,
         blurred, low contrast. --scene hard: the same grid past what ZBar reads (modules of 1 to 2 px,
-        blurs of 0.4 to 1 px, 8 to 30 % contrast, sensor noise). --scene mix: N codes (default 6; EAN-13, CODE-128 and QR, or --only-1d),
-        each bouncing in its own cell at --speed pixels a frame (default 3), drawn antialiased at --module
-        pixels (default 2; fractional sizes blur), --blur N passes of a small blur (σ 0.7 px) over each
-        card, --appear-every N: code i comes into view at frame i*N. --seed N chooses the small, hard and
-        mix scenes' texts and looks (default 1). --bitrate: constant-bitrate H.264 (MP4 only; default constant
-        quality). Defaults: 1280x720, 30 frames/s, 300 frames.
+        blurs of 0.4 to 1 px, 8 to 30 % contrast, sensor noise). --scene mix: N codes (default 6;
+        EAN-13, CODE-128 and QR, or --only-1d), each bouncing in its own cell at --speed pixels a frame
+        (default 3), drawn antialiased at --module pixels (default 2; fractional sizes blur), --blur N
+        passes of a small blur (σ 0.7 px) over each card, --appear-every N: code i comes into view at
+        frame i*N. --seed N chooses the small, hard and mix scenes' texts and looks (default 1).
+        --bitrate: constant-bitrate H.264 (MP4 only; default constant quality). Defaults: 1280x720,
+        30 frames/s, 300 frames.
         """
 }

@@ -9,12 +9,7 @@ import Testing
 /// with no false read of its own. (`scripts/bench hard` measures the same against the stock element at 1x and 2x,
 /// and the cost.)
 @Suite(.serialized) struct HardCodeTests {
-    struct Read: Hashable, CustomStringConvertible {
-        var frame: Int
-        var type: String
-        var data: String
-        var description: String { "frame \(frame) \(type) \(data)" }
-    }
+    typealias Read = RecallTests.Read
 
     /// A seed no choice was made on (the reader's versions were chosen on seeds 1-3), 960x540: nine codes.
     static let clip: (path: String, truth: [Read: [Point]])? = {
@@ -71,17 +66,20 @@ import Testing
         // Never less than without it.
         let lost = truth.intersection(off.keys).subtracting(on.keys)
         #expect(lost.isEmpty, "read without the hard-code reader, not with it: \(lost.sorted { $0.frame < $1.frame })")
-        // A real share of what ZBar missed (measured: see the print; the bound is under it with room for the
-        // encoder's differences between machines).
+        // A real share of what ZBar missed: 24.8 % measured (see the print); the bound leaves room for the
+        // encoder's differences between machines, not for a reader that reads a few.
         #expect(missedByZBar.count > 100, "the scene should be past ZBar: it missed \(missedByZBar.count)")
-        #expect(share >= 0.08, "rescued \(rescued.count) of \(missedByZBar.count)")
+        #expect(share >= 0.18, "rescued \(rescued.count) of \(missedByZBar.count)")
         // No false read of its own.
         let falseReads = Set(on.keys).subtracting(off.keys).subtracting(truth)
         #expect(falseReads.isEmpty, "false reads: \(falseReads.sorted { $0.frame < $1.frame })")
         // Each where the code is: every corner within 3 px of the bars' outline, in the truth's order.
         var misplaced: [String] = []
         for r in rescued {
-            guard let got = on[r], let want = clip.truth[r], got.count == 4 else { continue }
+            guard let got = on[r], let want = clip.truth[r], got.count == 4, want.count == 4 else {
+                misplaced.append("\(r): \(on[r]?.count ?? 0) corners")
+                continue
+            }
             let errors = zip(got, want).map { $0.distance(to: $1) }
             if errors.max()! > 3 {
                 misplaced.append(

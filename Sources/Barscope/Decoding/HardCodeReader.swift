@@ -20,8 +20,11 @@ import Foundation
 /// Not thread-safe (its ZBar scanner and buffers): one per worker, like `BarcodeReader`.
 final class HardCodeReader {
     private let zbar: ZBarScanner
-    /// Tensor sums per cell and the profile image, kept from one call to the next.
+    /// Tensor sums per cell, each cell's state in the search for regions, the energies' histogram and the
+    /// profile image: kept from one frame to the next (no allocation per frame).
     private var cells: [CellTensor] = []
+    private var marks: [Mark] = []
+    private var histogram = [Int](repeating: 0, count: HardCodeReader.histogramBins)
     private var row: [UInt8] = []
 
     /// The most candidate regions read in one image (the strongest first): bounds the cost on a frame full of
@@ -70,13 +73,25 @@ final class HardCodeReader {
 
     static let cell = 8
 
+    /// A cell in the search for regions: too weak or not all one way, strong and not yet in a region, or taken.
+    enum Mark: UInt8 {
+        case weak, strong, taken
+    }
+
+    /// The energies' histogram, for the median: bins of 16, the last one holding everything above.
+    static let histogramBins = 1024
+
     /// Cells whose gradients are strong and all one way, joined into regions of one direction.
     func findBars(in image: LumaImage) -> [Candidate] {
         let n = Self.cell
         let gw = (image.width - 2) / n
         let gh = (image.height - 2) / n
         guard gw >= 3, gh >= 1 else { return [] }
-        if cells.count < gw * gh { cells = [CellTensor](repeating: CellTensor(), count: gw * gh) }
+        let count = gw * gh
+        if cells.count < count {
+            cells = [CellTensor](repeating: CellTensor(), count: count)
+            marks = [Mark](repeating: .weak, count: count)
+        }
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         let stride = image.stride
         // Every other row of each cell: half the work, the same direction (bars run on for many rows; every
@@ -99,18 +114,28 @@ final class HardCodeReader {
                 cells[cy * gw + cx] = t
             }
         }
-        // The image's own texture sets the bar: most cells are background, so the median is its noise.
-        var energies = (0..<(gw * gh)).map { cells[$0].energy }
-        energies.sort()
-        let floor = max(Int32(4 * n * n / 2), 6 * energies[energies.count / 2])
-        func strong(_ i: Int) -> Bool {
+        // The image's own texture sets the bar: most cells are background, so the median is its noise (from a
+        // histogram: no sort of every cell's energy per frame; a frame whose median passes the last bin is all
+        // texture, and its bar stays at six times that bin).
+        for b in histogram.indices { histogram[b] = 0 }
+        for i in 0..<count { histogram[min(Self.histogramBins - 1, Int(cells[i].energy) / 16)] += 1 }
+        var below = 0
+        var median = Self.histogramBins - 1
+        for (b, k) in histogram.enumerated() {
+            below += k
+            if 2 * below > count {
+                median = b
+                break
+            }
+        }
+        let floor = max(Int32(4 * n * n / 2), Int32(6 * (16 * median + 8)))
+        for i in 0..<count {
             let t = cells[i]
             let e = t.energy
-            guard e > floor else { return false }
             // Coherence: 1 for edges all one way, 0 for none preferred.
             let d = Double(t.xx - t.yy)
-            let c = (d * d + 4 * Double(t.xy) * Double(t.xy)).squareRoot() / Double(e)
-            return c > 0.55
+            let strong = e > floor && (d * d + 4 * Double(t.xy) * Double(t.xy)).squareRoot() / Double(e) > 0.55
+            marks[i] = strong ? .strong : .weak
         }
         func direction(_ t: CellTensor) -> (Double, Double) {
             // The doubled angle's vector: directions θ and θ+π are the same.
@@ -118,11 +143,10 @@ final class HardCodeReader {
             let m = max(1e-9, (d * d + 4 * Double(t.xy) * Double(t.xy)).squareRoot())
             return (d / m, 2 * Double(t.xy) / m)
         }
-        var seen = [Bool](repeating: false, count: gw * gh)
         var out: [Candidate] = []
         var stack: [Int] = []
-        for start in 0..<(gw * gh) where !seen[start] && strong(start) {
-            seen[start] = true
+        for start in 0..<count where marks[start] == .strong {
+            marks[start] = .taken
             stack = [start]
             var members: [Int] = []
             let seed = direction(cells[start])
@@ -136,25 +160,27 @@ final class HardCodeReader {
                         let ny = y + dy
                         guard nx >= 0, ny >= 0, nx < gw, ny < gh else { continue }
                         let j = ny * gw + nx
-                        guard !seen[j], strong(j) else { continue }
+                        guard marks[j] == .strong else { continue }
                         // Within about 20 degrees of the first cell's direction (cos 40° on the doubled angle).
                         let d = direction(cells[j])
                         guard d.0 * seed.0 + d.1 * seed.1 > 0.77 else { continue }
-                        seen[j] = true
+                        marks[j] = .taken
                         stack.append(j)
                     }
                 }
             }
             guard members.count >= 4 else { continue }
-            var sum = CellTensor()
-            var energy = 0.0
+            // In Double: a large, strongly textured region's sums pass Int32 (a frame of stripes has 2 million a cell).
+            var xx = 0.0
+            var yy = 0.0
+            var xy = 0.0
             for i in members {
-                sum.xx += cells[i].xx
-                sum.yy += cells[i].yy
-                sum.xy += cells[i].xy
-                energy += Double(cells[i].energy)
+                xx += Double(cells[i].xx)
+                yy += Double(cells[i].yy)
+                xy += Double(cells[i].xy)
             }
-            let theta = 0.5 * atan2(2 * Double(sum.xy), Double(sum.xx - sum.yy))
+            let energy = xx + yy
+            let theta = 0.5 * atan2(2 * xy, xx - yy)
             let across = Point(cos(theta), sin(theta))
             let along = Point(-across.y, across.x)
             // The region's centre and extent in cell centres, in pixels.
@@ -335,22 +361,23 @@ final class HardCodeReader {
         // a bar.
         let o = Int(Self.oversample)
         guard let span = Self.barSpan(Self.edges(profile, window: 4 * o)) else { return nil }
-        var reads: [String: (type: String, count: Int)] = [:]
+        struct Text: Hashable {
+            let type: String
+            let data: String
+        }
+        var reads: [Text: Int] = [:]
+        // A read must explain the bars: one that covers only part of them read a part (an I2/5 inside a longer
+        // one) or misread.
+        let spanned = Double(span.upperBound - span.lowerBound)
         for (sigma, amount) in Self.versions {
             let version = Self.sharpened(profile, sigma: sigma * Self.oversample, amount: amount, bars: span)
-            // A read must explain the bars: one that covers only part of them read a part (an I2/5 inside a longer
-            // one) or misread.
-            let spanned = Double(span.upperBound - span.lowerBound)
-            for r in scan(version)
-            where r.xRange.upperBound - r.xRange.lowerBound >= Self.explained * spanned {
-                let key = r.type + "\u{0}" + r.data
-                reads[key] = (r.type, (reads[key]?.count ?? 0) + 1)
+            for r in scan(version) where r.xRange.upperBound - r.xRange.lowerBound >= Self.explained * spanned {
+                reads[Text(type: r.type, data: r.data), default: 0] += 1
             }
         }
-        let texts = reads.filter { Self.checksItself($0.value.type) || $0.value.count >= 2 }
+        let texts = reads.filter { Self.checksItself($0.key.type) || $0.value >= 2 }
         // Two different texts of one region: one of them is wrong, and nothing says which.
-        guard texts.count == 1, let (key, read) = texts.first else { return nil }
-        let data = String(key.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)[1])
+        guard texts.count == 1, let (text, versions) = texts.first else { return nil }
         let along = Point(-across.y, across.x)
         // The ends: the outermost edges of the bars (ZBar's hits lie inside them, at the first and last
         // characters it decoded).
@@ -365,10 +392,9 @@ final class HardCodeReader {
         let (top, bottom) =
             across.x >= 0 ? (height.lowerBound, height.upperBound) : (height.upperBound, height.lowerBound)
         let corners = [place(a, top), place(a, bottom), place(b, bottom), place(b, top)]
-        var d = Detection(type: read.type, data: data, quality: read.count, polygon: corners)
+        var d = Detection(type: text.type, data: text.data, quality: versions, polygon: corners)
         d.lengthAcrossBars = t1 - t0
         d.acrossBars = across
-        d.engine = "zbar"
         return d
     }
 

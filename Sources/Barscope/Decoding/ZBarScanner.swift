@@ -102,11 +102,16 @@ public final class ZBarScanner {
     public func scan(_ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil)
         -> [Detection]
     {
+        scanned(image) { zimage in detections(of: zimage, image, mapping, viewfinder) } ?? []
+    }
+
+    /// Lends ZBar's image of `image`, scanned, to `body` (its symbols), or nil when nothing was found. The image
+    /// is handed back to the scanner afterwards, as the stock element does: without that the symbols of every
+    /// decode stayed allocated (about 5 KB/s on the live demo).
+    private func scanned<R>(_ image: LumaImage, _ body: (OpaquePointer) -> R) -> R? {
         renewIfDue()
-        guard let zimage = zbar_image_create() else { return [] }
+        guard let zimage = zbar_image_create() else { return nil }
         defer {
-            // Hands the image's symbols back to the scanner before the image goes, as the stock element does:
-            // without it the symbols of every decode stayed allocated (about 5 KB/s on the live demo).
             zbar_image_scanner_recycle_image(scanner, zimage)
             zbar_image_destroy(zimage)
         }
@@ -114,8 +119,14 @@ public final class ZBarScanner {
         zbar_image_set_size(zimage, UInt32(image.stride), UInt32(image.height))
         zbar_image_set_crop(zimage, 0, 0, UInt32(image.width), UInt32(image.height))
         zbar_image_set_data(zimage, image.base, UInt(image.stride * image.height), nil)
-        guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+        guard zbar_scan_image(scanner, zimage) > 0 else { return nil }
+        return body(zimage)
+    }
 
+    /// Every code of a scanned image (`scan`).
+    private func detections(
+        of zimage: OpaquePointer, _ image: LumaImage, _ mapping: CropMapping, _ viewfinder: PixelRect?
+    ) -> [Detection] {
         var found: [Detection] = []
         var symbol = zbar_image_first_symbol(zimage)
         while let s = symbol {
@@ -170,28 +181,21 @@ public final class ZBarScanner {
 
     /// Scans an image along its rows alone for 1D codes, giving texts and x extents only.
     func profileReads(_ image: LumaImage) -> [ProfileRead] {
-        renewIfDue()
-        guard let zimage = zbar_image_create() else { return [] }
-        defer {
-            zbar_image_scanner_recycle_image(scanner, zimage)
-            zbar_image_destroy(zimage)
-        }
-        zbar_image_set_format(zimage, y800)
-        zbar_image_set_size(zimage, UInt32(image.stride), UInt32(image.height))
-        zbar_image_set_crop(zimage, 0, 0, UInt32(image.width), UInt32(image.height))
-        zbar_image_set_data(zimage, image.base, UInt(image.stride * image.height), nil)
-        guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+        scanned(image) { zimage in Self.profileReads(of: zimage) } ?? []
+    }
+
+    private static func profileReads(of zimage: OpaquePointer) -> [ProfileRead] {
         var out: [ProfileRead] = []
         var symbol = zbar_image_first_symbol(zimage)
         while let s = symbol {
             defer { symbol = zbar_symbol_next(s) }
             let type = zbar_symbol_get_type(s)
-            guard !Self.isTwoDimensional(type), zbar_symbol_get_loc_size(s) > 0 else { continue }
+            guard !isTwoDimensional(type), zbar_symbol_get_loc_size(s) > 0 else { continue }
             let xs = (0..<zbar_symbol_get_loc_size(s)).map { Double(zbar_symbol_get_loc_x(s, $0)) }
             out.append(
                 ProfileRead(
                     type: String(cString: zbar_get_symbol_name(type)),
-                    data: String(decoding: Self.bytes(of: s), as: UTF8.self), xRange: xs.min()!...xs.max()!))
+                    data: String(decoding: bytes(of: s), as: UTF8.self), xRange: xs.min()!...xs.max()!))
         }
         return out
     }

@@ -76,21 +76,20 @@ extension DemoScene {
                 let cell = PixelRect(x: (i % columns) * cw, y: (i / columns) * ch, width: cw, height: ch)
                 guard let symbol = Self.symbol(kind, rng: &rng) else { continue }
                 // ZBar reads no Codabar under 1.5 px a module, however sharp (measured): its own range starts there.
-                let range = kind == .codabar ? looks.codabarModule : looks.module
-                var module = range.least + range.spread * rng.unit()
+                var module = rng.value(in: kind == .codabar ? looks.codabarModule : looks.module)
                 // The card, tilted, must fit its cell with a few pixels to move in.
                 let room = Double(cw) - 24
                 let cardWidth = Double(symbol.widthModules) + 2 * Self.quiet
                 if cardWidth * module > room { module = max(1.0, room / cardWidth) }
                 guard cardWidth * module <= room else { continue }
-                let dark = looks.dark.least + looks.dark.spread * rng.unit()
-                let light = dark + looks.contrast.least + looks.contrast.spread * rng.unit()
+                let dark = rng.value(in: looks.dark)
+                let light = dark + rng.value(in: looks.contrast)
                 codes.append(
                     Code(
                         symbol: symbol, cell: cell, module: module, barHeight: 22 + 16 * rng.unit(),
                         tilt: 24 * rng.unit() - 12, rock: 2 * rng.unit(), period: 90 + 90 * rng.unit(),
                         phase: 2 * Double.pi * rng.unit(), dark: dark, light: min(0.92, light),
-                        blur: looks.blur.least + looks.blur.spread * rng.unit()))
+                        blur: rng.value(in: looks.blur)))
             }
             self.codes = codes
         }
@@ -325,6 +324,8 @@ struct SplitMix64: RandomNumberGenerator {
     }
     /// Uniform in 0..<1.
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Uniform from `range.least`, up to `range.spread` more (one draw, as `unit`).
+    mutating func value(in range: (least: Double, spread: Double)) -> Double { range.least + range.spread * unit() }
     /// Standard normal (Box-Muller).
     mutating func gaussian() -> Double {
         let u = max(1e-12, unit())

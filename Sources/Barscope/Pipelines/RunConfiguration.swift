@@ -28,8 +28,6 @@ public struct RunConfiguration: Sendable {
     /// frame full of bars it cannot read it costs two thirds more CPU; a live source would spend its frame
     /// budget on it, and tracked mode is for speed.
     public var hardCodes = false
-    /// Whether this run reads hard codes.
-    public var readsHardCodes: Bool { hardCodes }
     /// One `detection` event per code per frame, instead of `appeared`/`lost` pairs.
     public var everyFrame = false
     /// Otherwise, how often a code is reported: each track, once per run, or again after some time.

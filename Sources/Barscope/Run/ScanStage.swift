@@ -43,7 +43,7 @@ final class ScanStage: @unchecked Sendable {
             generation: { live.decoderGeneration },
             makeReader: {
                 let v = live.values
-                return BarcodeReader(engine: v.engine, settings: v.scanner, hardCodes: c.readsHardCodes)
+                return BarcodeReader(engine: v.engine, settings: v.scanner, hardCodes: c.hardCodes)
             }
         ) { [weak self] scanner, job in self?.scan(job, with: scanner) }
         lane.withLock { $0 = l }
