@@ -177,6 +177,7 @@ enum RunCommand {
             let fps = String(format: "%.1f", summary.framesPerSecond)
             var line = "barscope: \(c.input): \(summary.frames) frames in \(String(format: "%.1f", summary.seconds)) s"
             line += " (\(fps) frames/s), \(summary.codes) codes"
+            if summary.dropped > 0 { line += ", \(summary.dropped) frames dropped to stay live" }
             if let l = summary.latencyMs {
                 line += String(format: ", latency %.1f ms median, %.1f ms p95", l.p50, l.p95)
             }

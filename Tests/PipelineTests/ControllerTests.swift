@@ -63,10 +63,12 @@ import Testing
             case .eos(let framesB, let codesB, _, _) = try #require(eb.last(where: Self.isEOS))
         else { return }
         #expect(framesA == 90 && codesA == 3, "file: \(framesA) frames, \(codesA) codes")
-        #expect(
-            // Live: the scanner skips frames when the machine is busy (other suites run beside this one).
-            framesB >= Sanitizer.atLeast(20) && framesB <= 45 && codesB >= 2, "live: \(framesB) frames, \(codesB) codes"
-        )
+        // Live: the scanner drops frames when the machine is busy (other suites run beside this one).
+        #expect(codesB >= 2, "live: \(framesB) frames, \(codesB) codes")
+        if let live = b.summary {
+            #expect(live.frames == framesB)
+            expectLiveFrames(live, delivered: Sanitizer.atLeast(45))
+        }
         #expect(a.summary?.frames == 90)
     }
 

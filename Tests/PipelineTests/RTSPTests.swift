@@ -39,9 +39,8 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
                 return nil
             })
         #expect(seen == ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"], "over \(transport)")
-        #expect(
-            summary.frames >= Sanitizer.atLeast(30),
-            "a live stream may drop frames before the scanner, not most of them")
+        // 60 frames served: a late packet may cost a frame, no more.
+        expectLiveFrames(summary, delivered: Sanitizer.atLeast(50))
         withExtendedLifetime(server) {}
     }
 
@@ -106,16 +105,15 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         c.rtspTransport = "tcp"
         c.recording = try Recording(path: recording)
         let (summary, log) = try runScan(c)
-        #expect(summary.frames >= Sanitizer.atLeast(60), "\(summary.frames) frames scanned of 90")
+        expectLiveFrames(summary, delivered: Sanitizer.atLeast(80))
         #expect(log.all.contains { if case .appeared = $0 { return true } else { return false } })
 
         var replay = RunConfiguration()
         replay.input = try InputSource.parse(recording)
         replay.viewfinder = .off
         let (played, playedLog) = try runScan(replay)
-        #expect(
-            played.frames >= Sanitizer.atLeast(60) && played.frames <= 90, "the recording holds \(played.frames) frames"
-        )
+        // Every frame that came in is recorded, the ones the live scanner dropped too.
+        #expect(played.frames == summary.framesIn, "the recording holds \(played.frames) frames of \(summary.framesIn)")
         let seen = Set(
             playedLog.all.compactMap { e -> String? in
                 if case .appeared(_, _, let d, _) = e { return d.data }

@@ -79,7 +79,7 @@ import Testing
         box.withLock { $0 = controller }
         defer { box.withLock { $0 = nil } }
         let summary = try controller.run()
-        #expect(summary.frames >= Sanitizer.atLeast(40))
+        expectLiveFrames(summary, delivered: Sanitizer.atLeast(60))
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }
         #expect(!files.isEmpty, "\(folder): no snapshot")
         // Each snapshot names tracks; together they cover the three codes of the demo.

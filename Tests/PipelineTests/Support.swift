@@ -1,5 +1,7 @@
 import Barscope
 import Foundation
+import TestSupport
+import Testing
 
 /// Test media made by the tests themselves, through real encoders, in a temporary folder per process.
 enum Media {
@@ -65,6 +67,19 @@ func runScan(_ c: RunConfiguration) throws -> (RunSummary, EventLog) {
     let log = EventLog()
     let summary = try ScanController(name: "test", configuration: c) { log.append($0) }.run()
     return (summary, log)
+}
+
+/// A live run's frames: at least `delivered` reached the tee, each one scanned or dropped, and the scanner kept up
+/// with its share (`Sanitizer.liveScanned`).
+func expectLiveFrames(
+    _ s: RunSummary, delivered: Int, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let counts = "in \(s.framesIn), scanned \(s.frames), dropped \(s.dropped)"
+    #expect(s.framesIn >= delivered, "the source delivered too few: \(counts)", sourceLocation: sourceLocation)
+    #expect(s.framesIn == s.frames + s.dropped, "frames unaccounted: \(counts)", sourceLocation: sourceLocation)
+    #expect(
+        s.frames >= Sanitizer.liveScanned(of: s.framesIn), "the scanner fell far behind: \(counts)",
+        sourceLocation: sourceLocation)
 }
 
 /// Largest distance from each truth corner to the nearest detected corner.

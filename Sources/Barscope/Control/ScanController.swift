@@ -147,7 +147,8 @@ public final class ScanController: Sendable {
         start()
         wait()
         if let failure { throw failure }
-        return summary ?? RunSummary(frames: 0, latencyMs: nil, codes: 0, seconds: 0, interrupted: true)
+        return summary
+            ?? RunSummary(frames: 0, framesIn: 0, dropped: 0, latencyMs: nil, codes: 0, seconds: 0, interrupted: true)
     }
 
     /// Pauses the pipeline (a file keeps its place; a live source's frames go unscanned and unrecorded).

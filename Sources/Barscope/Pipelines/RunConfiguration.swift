@@ -128,7 +128,12 @@ public struct ElementProperty: Sendable, Equatable {
 
 /// What a finished run measured.
 public struct RunSummary: Sendable {
+    /// Frames scanned.
     public var frames: Int
+    /// Frames that reached the tee (all of them recorded or shown): scanned + dropped.
+    public var framesIn: Int
+    /// Frames a live scanner dropped to stay current (never a file's).
+    public var dropped: Int
     /// From a frame's arrival at the tee to its results, in milliseconds (50th and 95th percentile).
     public var latencyMs: (p50: Double, p95: Double)?
     /// Distinct tracks started (codes seen).

@@ -192,9 +192,10 @@ final class ScanRun: Sendable {
         let (frames, codes) = scanStage.finish()
         let latency = metrics.latencyPercentiles()
         emit(.eos(frames: frames, codes: codes, latencyP50Ms: latency?.p50, latencyP95Ms: latency?.p95))
+        let counts = ledger.frameCounts
         return RunSummary(
-            frames: frames, latencyMs: latency, codes: codes, seconds: Date().timeIntervalSince(start),
-            interrupted: interrupted)
+            frames: frames, framesIn: counts.admitted, dropped: counts.skipped, latencyMs: latency, codes: codes,
+            seconds: Date().timeIntervalSince(start), interrupted: interrupted)
     }
 
     /// The pipeline would not start: the reason is on the bus, behind the state changes that came before it.
