@@ -112,7 +112,8 @@ enum Help {
           --search-every N       tracked mode with a full search every N frames (default 4)
           --search-lines N       tracked mode's searches along every N-th row and column (default 4)
           --hard-codes on|off    read 1D codes too faint, small or blurred for ZBar where the frame has bars
-                                 no read explains (default off; see the README for its cost)
+                                 no read explains, in video also averaged over the frames (default off;
+                                 see the README for its cost)
           --engine E             decoding engine: zbar (default, fastest), zxing (zxing-cpp: also DataMatrix,
                                  Aztec, PDF417, Micro QR) or both (results cross-checked)
 

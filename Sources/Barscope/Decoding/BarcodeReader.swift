@@ -41,13 +41,19 @@ public final class BarcodeReader {
     ///     found gets the second passes (scaled, rotated, stretched, inverted, binarized, sharpened) in turn.
     ///   - hardCodes: where the image has bars no read explains, read them again as one profile averaged along
     ///     them (`HardCodeReader`): 1D codes too faint, small or blurred for ZBar. Not in 2D-only reads.
-    public init(
+    public convenience init(
         engine: Engine = .zbar, settings: ScannerSettings = ScannerSettings(), thorough: Bool = false,
         hardCodes: Bool = false
     ) {
+        self.init(engine: engine, settings: settings, thorough: thorough, hardCodes: hardCodes, hardCodeMemory: nil)
+    }
+
+    /// A reader of one stream's frames: with `hardCodeMemory` (the stream's, shared by its readers), each hard
+    /// code's profile is averaged over the frames before (`read`'s `frame` says which one this is).
+    init(engine: Engine, settings: ScannerSettings, thorough: Bool, hardCodes: Bool, hardCodeMemory: HardCodeMemory?) {
         self.engine = engine
         self.thorough = thorough
-        hard = hardCodes ? HardCodeReader(settings: settings) : nil
+        hard = hardCodes ? HardCodeReader(settings: settings, memory: hardCodeMemory) : nil
         zbar = ZBarScanner(settings: settings)
         zxing = ZXingReader(
             formats: settings.zxingFormats, tryHarder: thorough, upcAAsEAN13: !settings.reportsUPCA,
@@ -62,13 +68,16 @@ public final class BarcodeReader {
     ///   - mapping: crop → full frame; every point comes back in full-frame pixels.
     ///   - viewfinder: the region the image was cropped to, if any: judges `inViewfinder`, and 1D reads that run
     ///     into its edge are dropped (a code cut by the crop can read as a shorter valid code).
-    public func read(_ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil)
-        -> [Detection]
-    {
+    ///   - frame: the image's number in its stream, for a reader with a hard-code memory.
+    public func read(
+        _ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil, frame: Int? = nil
+    ) -> [Detection] {
         let cropped = viewfinder != nil
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
         if let hard, zbar.kinds != .matrix {
-            found += hard.read(image, excluding: found).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+            found += hard.read(image, excluding: found, frame: frame).filter {
+                Plausibility.accepts($0, in: image, cropped: cropped)
+            }
         }
         lastSecondPasses = nil
         if thorough && found.isEmpty {

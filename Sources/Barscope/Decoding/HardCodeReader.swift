@@ -12,14 +12,19 @@ import Foundation
 ///    undone;
 /// 3. undoes some of the blur (unsharp masks), stretches the profile over 0...255 with white quiet zones past the
 ///    bars, and gives ZBar each version as a small image of identical rows: edges 4 samples apart where the frame
-///    had 1 px.
-/// A read is kept when it covers the bars, and when its symbology's check is strong (CODE-128, CODE-93) or two
-/// versions give the same text (EAN/UPC's one check digit, and I2/5, CODE-39 and Codabar with none: one noisy
-/// profile can read as another valid text); a region that reads as two different texts gives none.
+///    had 1 px;
+/// 4. in a stream (with a `HardCodeMemory`), reads a profile that gives nothing again averaged with the same bars'
+///    profiles in the frames before, whose noise was their own.
+/// A read is kept when it covers the bars, and when its symbology's check is strong (CODE-128, CODE-93), two
+/// versions give the same text, or an earlier frame of the same bars read it too (EAN/UPC's one check digit, and
+/// I2/5, CODE-39 and Codabar with none: one noisy profile can read as another valid text); a region where two texts
+/// stand gives none.
 ///
 /// Not thread-safe (its ZBar scanner and buffers): one per worker, like `BarcodeReader`.
 final class HardCodeReader {
     private let zbar: ZBarScanner
+    /// The stream's earlier frames, for profiles averaged over them (nil: each image alone).
+    private let memory: HardCodeMemory?
     /// Tensor sums per cell, each cell's state in the search for regions, the energies' histogram and the
     /// profile image: kept from one frame to the next (no allocation per frame).
     private var cells: [CellTensor] = []
@@ -31,14 +36,16 @@ final class HardCodeReader {
     /// texture.
     var maximumCandidates = 40
 
-    init(settings: ScannerSettings) {
+    init(settings: ScannerSettings, memory: HardCodeMemory? = nil) {
+        self.memory = memory
         zbar = ZBarScanner(settings: settings)
         zbar.setKinds(.linear)
         zbar.setDensity(rows: 1, columns: 0)
     }
 
-    /// Reads the hard 1D codes of `image` away from `known` (reads already made, in the image's pixels).
-    func read(_ image: LumaImage, excluding known: [Detection]) -> [Detection] {
+    /// Reads the hard 1D codes of `image` away from `known` (reads already made, in the image's pixels). `frame`,
+    /// the image's number in its stream, lets the memory average each code's profile over the frames before.
+    func read(_ image: LumaImage, excluding known: [Detection], frame: Int? = nil) -> [Detection] {
         let candidates = findBars(in: image).filter { c in
             !known.contains { $0.bounds.expanded(by: 8).contains(c.center) }
         }
@@ -46,7 +53,7 @@ final class HardCodeReader {
         for c in candidates.prefix(maximumCandidates) {
             // Two candidates on one code (a code split by a faint stretch) give one read.
             if out.contains(where: { $0.bounds.expanded(by: 8).contains(c.center) }) { continue }
-            if let d = read(c, in: image) { out.append(d) }
+            if let d = read(c, in: image, frame: frame) { out.append(d) }
         }
         return out
     }
@@ -326,7 +333,7 @@ final class HardCodeReader {
     }
 
     /// Reads one candidate: the angle refined, the bars' height trimmed, the profile's versions given to ZBar.
-    private func read(_ c: Candidate, in image: LumaImage) -> Detection? {
+    private func read(_ c: Candidate, in image: LumaImage, frame: Int?) -> Detection? {
         // (The profile's samples run from `t.lowerBound`, `oversample` to the pixel; the version images add `pad`.)
         let t = (-c.halfLength - Self.margin)...(c.halfLength + Self.margin)
         let inner = (-c.halfLength)...(c.halfLength)
@@ -357,31 +364,27 @@ final class HardCodeReader {
             image, center: c.center, across: across, t: inner, s: (s.lowerBound - 6)...(s.upperBound + 6))
         let profile = Self.profile(
             image, center: c.center, across: across, t: t, s: height, step: 1 / Self.oversample, rowStep: 1)
-        // The bars, and a quiet zone of light beyond them: what lies past the card (a dark belt) would read as
-        // a bar.
-        let o = Int(Self.oversample)
-        guard let span = Self.barSpan(Self.edges(profile, window: 4 * o)) else { return nil }
-        struct Text: Hashable {
-            let type: String
-            let data: String
+        // This frame's profile, else the average of this code's profiles over the frames before (its noise falls).
+        let sighting = frame.flatMap {
+            memory?.sighting(profile, frame: $0, center: c.center, across: across, start: t.lowerBound)
         }
-        var reads: [Text: Int] = [:]
-        // A read must explain the bars: one that covers only part of them read a part (an I2/5 inside a longer
-        // one) or misread.
-        let spanned = Double(span.upperBound - span.lowerBound)
-        for (sigma, amount) in Self.versions {
-            let version = Self.sharpened(profile, sigma: sigma * Self.oversample, amount: amount, bars: span)
-            for r in scan(version) where r.xRange.upperBound - r.xRange.lowerBound >= Self.explained * spanned {
-                reads[Text(type: r.type, data: r.data), default: 0] += 1
-            }
+        guard let own = Self.barSpan(Self.edges(profile, window: 4 * Int(Self.oversample))) else { return nil }
+        let earlier = sighting?.texts ?? [:]
+        var read = versionReads(profile, bars: own)
+        var chosen = read.flatMap { Self.believed($0.reads, earlier: earlier) }
+        var used = profile
+        if chosen == nil, let average = sighting?.average, let again = versionReads(average, bars: own) {
+            read = again
+            chosen = Self.believed(again.reads, earlier: earlier)
+            used = average
         }
-        let texts = reads.filter { Self.checksItself($0.key.type) || $0.value >= 2 }
-        // Two different texts of one region: one of them is wrong, and nothing says which.
-        guard texts.count == 1, let (text, versions) = texts.first else { return nil }
+        // What this frame read counts for the frames after it, believed or not yet.
+        if let sighting, let read { memory?.vote(sighting.trace, Set(read.reads.keys)) }
+        guard let (text, versions) = chosen, let span = read?.span else { return nil }
         let along = Point(-across.y, across.x)
         // The ends: the outermost edges of the bars (ZBar's hits lie inside them, at the first and last
         // characters it decoded).
-        let ends = Self.outerEdges(profile, bars: span)
+        let ends = Self.outerEdges(used, bars: span)
         let t0 = t.lowerBound + ends.lowerBound / Self.oversample
         let t1 = t.lowerBound + ends.upperBound / Self.oversample
         func place(_ tt: Double, _ ss: Double) -> Point {
@@ -396,6 +399,43 @@ final class HardCodeReader {
         d.lengthAcrossBars = t1 - t0
         d.acrossBars = across
         return d
+    }
+
+    /// A read's type and text.
+    struct Text: Hashable {
+        let type: String
+        let data: String
+    }
+
+    /// The texts a profile's versions read (with how many versions read each) and the samples its bars span.
+    /// `bars`: the span of this frame's own bars, which a read must explain as well.
+    private func versionReads(_ profile: [Float], bars: ClosedRange<Int>)
+        -> (reads: [Text: Int], span: ClosedRange<Int>)?
+    {
+        // The bars, and a quiet zone of light beyond them: what lies past the card (a dark belt) would read as
+        // a bar.
+        let o = Int(Self.oversample)
+        guard let span = Self.barSpan(Self.edges(profile, window: 4 * o)) else { return nil }
+        var reads: [Text: Int] = [:]
+        // A read must explain the bars: one that covers only part of them read a part (an I2/5 inside a longer
+        // one) or misread.
+        let spanned = Double(max(span.upperBound, bars.upperBound) - min(span.lowerBound, bars.lowerBound))
+        for (sigma, amount) in Self.versions {
+            let version = Self.sharpened(profile, sigma: sigma * Self.oversample, amount: amount, bars: span)
+            for r in scan(version) where r.xRange.upperBound - r.xRange.lowerBound >= Self.explained * spanned {
+                reads[Text(type: r.type, data: r.data), default: 0] += 1
+            }
+        }
+        return (reads, span)
+    }
+
+    /// The one text believed of a region's reads: a symbology with a strong check on one version, the others on
+    /// two, or on one when an earlier frame of the same bars read it too. Two texts believed in one frame: one of
+    /// them is wrong, and nothing says which.
+    static func believed(_ reads: [Text: Int], earlier: [Text: Int]) -> (Text, versions: Int)? {
+        let texts = reads.filter { checksItself($0.key.type) || $0.value >= 2 || earlier[$0.key, default: 0] >= 1 }
+        guard texts.count == 1, let (text, versions) = texts.first else { return nil }
+        return (text, versions)
     }
 
     /// Where the first and the last bar begin and end (samples, fractional): from the darkest sample of each end's

@@ -38,12 +38,16 @@ final class ScanStage: @unchecked Sendable {
     func start(pool: ScanPool = .shared, name: String) {
         let c = parts.configuration
         let live = parts.settings
+        // One per run: a code's profile averaged over the stream's frames, whichever worker scans them.
+        let memory = c.hardCodes ? HardCodeMemory() : nil
         let l = pool.open(
             name: name, live: c.input.isLive, maxInFlight: c.scanThreads,
             generation: { live.decoderGeneration },
             makeReader: {
                 let v = live.values
-                return BarcodeReader(engine: v.engine, settings: v.scanner, hardCodes: c.hardCodes)
+                return BarcodeReader(
+                    engine: v.engine, settings: v.scanner, thorough: false, hardCodes: c.hardCodes,
+                    hardCodeMemory: memory)
             }
         ) { [weak self] scanner, job in self?.scan(job, with: scanner) }
         lane.withLock { $0 = l }
@@ -193,7 +197,7 @@ final class ScanStage: @unchecked Sendable {
         let mapping = CropMapping(region: region)
         guard c.tracked else {
             scanner.zbarScanner.setDensity(1)
-            return scanner.read(luma, mapping: mapping, viewfinder: region)
+            return scanner.read(luma, mapping: mapping, viewfinder: region, frame: job.frame)
         }
         if job.sequence % max(1, c.trackedInterval) == 0 {
             let found = trackedSearch(luma, mapping: mapping, region: region, with: scanner)
