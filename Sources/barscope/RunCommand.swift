@@ -177,7 +177,10 @@ enum RunCommand {
             let fps = String(format: "%.1f", summary.framesPerSecond)
             var line = "barscope: \(c.input): \(summary.frames) frames in \(String(format: "%.1f", summary.seconds)) s"
             line += " (\(fps) frames/s), \(summary.codes) codes"
-            if summary.dropped > 0 { line += ", \(summary.dropped) frames dropped to stay live" }
+            if summary.dropped > 0 {
+                line +=
+                    ", \(summary.dropped) frames " + (c.input.isLive ? "dropped to stay live" : "not scanned (stopped)")
+            }
             if let l = summary.latencyMs {
                 line += String(format: ", latency %.1f ms median, %.1f ms p95", l.p50, l.p95)
             }

@@ -66,11 +66,10 @@ import Testing
         // Never less than without it.
         let lost = truth.intersection(off.keys).subtracting(on.keys)
         #expect(lost.isEmpty, "read without the hard-code reader, not with it: \(lost.sorted { $0.frame < $1.frame })")
-        // A real share of what ZBar missed: 27.3 % measured (see the print; 24.8 % before profiles were averaged
-        // over frames); the bound leaves room for the encoder's differences between machines, not for a reader
-        // that reads a few.
+        // A real share of what ZBar missed: 27.3-27.9 % measured (see the print; the workers' order moves it a
+        // little). One frame at a time it read 24.8 %: the bound fails a memory that never matches.
         #expect(missedByZBar.count > 100, "the scene should be past ZBar: it missed \(missedByZBar.count)")
-        #expect(share >= 0.22, "rescued \(rescued.count) of \(missedByZBar.count)")
+        #expect(share >= 0.25, "rescued \(rescued.count) of \(missedByZBar.count)")
         // No false read of its own.
         let falseReads = Set(on.keys).subtracting(off.keys).subtracting(truth)
         #expect(falseReads.isEmpty, "false reads: \(falseReads.sorted { $0.frame < $1.frame })")

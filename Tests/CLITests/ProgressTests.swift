@@ -37,11 +37,12 @@ import Testing
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.first?.hasPrefix("barscope: 0:0") == true && lines.first?.contains("frames/s") == true)
-        // The summary: the frames scanned, and those a loaded machine's live scanner dropped; together the 180.
+        // The summary: the frames scanned, and those a loaded machine's live scanner dropped; together the 180 the
+        // source gave (fewer if the source itself fell behind).
         let summary = String(lines.last ?? "")
         let scanned = Self.number(before: " frames in ", in: summary)
         let dropped = Self.number(before: " frames dropped to stay live", in: summary) ?? 0
-        #expect(scanned.map { $0 + dropped } == 180, "\(summary)")
+        #expect(scanned.map { $0 + dropped <= 180 && $0 + dropped >= Sanitizer.atLeast(170) } == true, "\(summary)")
         #expect((scanned ?? 0) >= Sanitizer.liveScanned(of: 180), "\(summary)")
     }
 

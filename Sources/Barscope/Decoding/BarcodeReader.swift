@@ -75,7 +75,9 @@ public final class BarcodeReader {
         let cropped = viewfinder != nil
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
         if let hard, zbar.kinds != .matrix {
-            found += hard.read(image, excluding: found, frame: frame).filter {
+            found += hard.read(
+                image, excluding: found, frame: frame, origin: Point(Double(mapping.offsetX), Double(mapping.offsetY))
+            ).filter {
                 Plausibility.accepts($0, in: image, cropped: cropped)
             }
         }

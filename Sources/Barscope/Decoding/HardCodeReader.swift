@@ -13,8 +13,8 @@ import Foundation
 /// 3. undoes some of the blur (unsharp masks), stretches the profile over 0...255 with white quiet zones past the
 ///    bars, and gives ZBar each version as a small image of identical rows: edges 4 samples apart where the frame
 ///    had 1 px;
-/// 4. in a stream (with a `HardCodeMemory`), reads a profile that gives nothing again averaged with the same bars'
-///    profiles in the frames before, whose noise was their own.
+/// 4. in a stream (with a `HardCodeMemory`), when nothing this profile reads is believed, reads it again averaged
+///    with the same bars' profiles in the frames before, whose noise was their own.
 /// A read is kept when it covers the bars, and when its symbology's check is strong (CODE-128, CODE-93), two
 /// versions give the same text, or an earlier frame of the same bars read it too (EAN/UPC's one check digit, and
 /// I2/5, CODE-39 and Codabar with none: one noisy profile can read as another valid text); a region where two texts
@@ -44,8 +44,13 @@ final class HardCodeReader {
     }
 
     /// Reads the hard 1D codes of `image` away from `known` (reads already made, in the image's pixels). `frame`,
-    /// the image's number in its stream, lets the memory average each code's profile over the frames before.
-    func read(_ image: LumaImage, excluding known: [Detection], frame: Int? = nil) -> [Detection] {
+    /// the image's number in its stream, lets the memory average each code's profile over the frames before;
+    /// `origin`, where the image lies in the frame (a viewfinder's crop), keeps the memory's places in the frame's
+    /// pixels while the crop moves.
+    func read(_ image: LumaImage, excluding known: [Detection], frame: Int? = nil, origin: Point = Point(0, 0))
+        -> [Detection]
+    {
+        let frame = frame.flatMap { $0 >= 0 ? $0 : nil }
         let candidates = findBars(in: image).filter { c in
             !known.contains { $0.bounds.expanded(by: 8).contains(c.center) }
         }
@@ -53,7 +58,7 @@ final class HardCodeReader {
         for c in candidates.prefix(maximumCandidates) {
             // Two candidates on one code (a code split by a faint stretch) give one read.
             if out.contains(where: { $0.bounds.expanded(by: 8).contains(c.center) }) { continue }
-            if let d = read(c, in: image, frame: frame) { out.append(d) }
+            if let d = read(c, in: image, frame: frame, origin: origin) { out.append(d) }
         }
         return out
     }
@@ -333,7 +338,7 @@ final class HardCodeReader {
     }
 
     /// Reads one candidate: the angle refined, the bars' height trimmed, the profile's versions given to ZBar.
-    private func read(_ c: Candidate, in image: LumaImage, frame: Int?) -> Detection? {
+    private func read(_ c: Candidate, in image: LumaImage, frame: Int?, origin: Point) -> Detection? {
         // (The profile's samples run from `t.lowerBound`, `oversample` to the pixel; the version images add `pad`.)
         let t = (-c.halfLength - Self.margin)...(c.halfLength + Self.margin)
         let inner = (-c.halfLength)...(c.halfLength)
@@ -365,22 +370,28 @@ final class HardCodeReader {
         let profile = Self.profile(
             image, center: c.center, across: across, t: t, s: height, step: 1 / Self.oversample, rowStep: 1)
         // This frame's profile, else the average of this code's profiles over the frames before (its noise falls).
-        let sighting = frame.flatMap {
-            memory?.sighting(profile, frame: $0, center: c.center, across: across, start: t.lowerBound)
-        }
         guard let own = Self.barSpan(Self.edges(profile, window: 4 * Int(Self.oversample))) else { return nil }
-        let earlier = sighting?.texts ?? [:]
-        var read = versionReads(profile, bars: own)
-        var chosen = read.flatMap { Self.believed($0.reads, earlier: earlier) }
-        var used = profile
-        if chosen == nil, let average = sighting?.average, let again = versionReads(average, bars: own) {
-            read = again
-            chosen = Self.believed(again.reads, earlier: earlier)
-            used = average
+        let sighting = frame.flatMap {
+            memory?.sighting(profile, frame: $0, center: c.center + origin, across: across, start: t.lowerBound)
         }
-        // What this frame read counts for the frames after it, believed or not yet.
-        if let sighting, let read { memory?.vote(sighting.trace, Set(read.reads.keys)) }
-        guard let (text, versions) = chosen, let span = read?.span else { return nil }
+        let earlier = sighting?.texts ?? [:]
+        let mine = versionReads(profile, span: own)
+        var chosen = Self.believed(mine, earlier: earlier)
+        var used = profile
+        var span = own
+        if chosen == nil, let average = sighting?.average,
+            let averageSpan = Self.barSpan(Self.edges(average, window: 4 * Int(Self.oversample)))
+        {
+            // The average's span, and this frame's, both to be explained.
+            let both = min(own.lowerBound, averageSpan.lowerBound)...max(own.upperBound, averageSpan.upperBound)
+            chosen = Self.believed(versionReads(average, span: both), earlier: earlier)
+            used = average
+            span = averageSpan
+        }
+        // What this frame's own profile read counts for the frames after it, believed or not yet (the average's
+        // reads do not: it is mostly the frames before, and would confirm itself).
+        if let sighting { memory?.vote(sighting.trace, Set(mine.keys), believed: chosen?.0) }
+        guard let (text, versions) = chosen else { return nil }
         let along = Point(-across.y, across.x)
         // The ends: the outermost edges of the bars (ZBar's hits lie inside them, at the first and last
         // characters it decoded).
@@ -407,26 +418,19 @@ final class HardCodeReader {
         let data: String
     }
 
-    /// The texts a profile's versions read (with how many versions read each) and the samples its bars span.
-    /// `bars`: the span of this frame's own bars, which a read must explain as well.
-    private func versionReads(_ profile: [Float], bars: ClosedRange<Int>)
-        -> (reads: [Text: Int], span: ClosedRange<Int>)?
-    {
-        // The bars, and a quiet zone of light beyond them: what lies past the card (a dark belt) would read as
-        // a bar.
-        let o = Int(Self.oversample)
-        guard let span = Self.barSpan(Self.edges(profile, window: 4 * o)) else { return nil }
+    /// The texts a profile's versions read, with how many versions read each. `span`: the samples of the bars
+    /// (a read must cover most of them: one that covers only part read a part, an I2/5 inside a longer one, or
+    /// misread).
+    private func versionReads(_ profile: [Float], span: ClosedRange<Int>) -> [Text: Int] {
         var reads: [Text: Int] = [:]
-        // A read must explain the bars: one that covers only part of them read a part (an I2/5 inside a longer
-        // one) or misread.
-        let spanned = Double(max(span.upperBound, bars.upperBound) - min(span.lowerBound, bars.lowerBound))
+        let spanned = Double(span.upperBound - span.lowerBound)
         for (sigma, amount) in Self.versions {
             let version = Self.sharpened(profile, sigma: sigma * Self.oversample, amount: amount, bars: span)
             for r in scan(version) where r.xRange.upperBound - r.xRange.lowerBound >= Self.explained * spanned {
                 reads[Text(type: r.type, data: r.data), default: 0] += 1
             }
         }
-        return (reads, span)
+        return reads
     }
 
     /// The one text believed of a region's reads: a symbology with a strong check on one version, the others on

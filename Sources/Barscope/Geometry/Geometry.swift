@@ -8,6 +8,8 @@ public struct Point: Hashable, Sendable, Codable {
     }
     public static func + (a: Point, b: Point) -> Point { Point(a.x + b.x, a.y + b.y) }
     public static func - (a: Point, b: Point) -> Point { Point(a.x - b.x, a.y - b.y) }
+    /// The dot product, with the point taken as a vector.
+    public func dot(_ p: Point) -> Double { x * p.x + y * p.y }
     public func distance(to p: Point) -> Double { ((x - p.x) * (x - p.x) + (y - p.y) * (y - p.y)).squareRoot() }
 }
 

@@ -132,7 +132,8 @@ public struct RunSummary: Sendable {
     public var frames: Int
     /// Frames that reached the tee (all of them recorded or shown): scanned + dropped.
     public var framesIn: Int
-    /// Frames a live scanner dropped to stay current (never a file's).
+    /// Frames never scanned: those a live scanner dropped to stay current, or those a stopped file's run had not
+    /// reached (a file's scanner waits, and drops none).
     public var dropped: Int
     /// From a frame's arrival at the tee to its results, in milliseconds (50th and 95th percentile).
     public var latencyMs: (p50: Double, p95: Double)?
