@@ -36,8 +36,10 @@ enum Plausibility {
     static func minimumModules(type: String, data: String) -> Int? {
         let n = data.utf8.count
         switch type {
-        // A leading 0 may be a UPC-E reported in its EAN-13 form (ZBar's default): 51 modules then.
-        case "EAN-13": return data.hasPrefix("0") ? 51 : 95
+        // A UPC-E is reported in its EAN-13 form (ZBar's default): 51 modules then. Only a number UPC-E can write
+        // may be one (a UPC-A of 1.4-px modules taken for a UPC-E had its bars judged 2.6 px wide, and its box
+        // drawn square to the image across a tilted code).
+        case "EAN-13": return couldBeUPCE(data) ? 51 : 95
         case "UPC-A", "ISBN-13", "ISBN-10": return 95
         case "EAN-8": return 67
         case "UPC-E": return 51
@@ -54,6 +56,21 @@ enum Plausibility {
         case "DataBar": return 96
         default: return nil
         }
+    }
+
+    /// Whether an EAN-13 text is the EAN-13 form of a number a UPC-E can write: a leading 0, then a UPC-A of
+    /// number system 0 or 1 whose manufacturer and product codes have the zeros UPC-E leaves out (manufacturer
+    /// ending in 000, 100 or 200 with a product under 1000; ending in 00 with a product under 100; ending in 0 with
+    /// a product under 10; or a product of 5 to 9 after four zeros).
+    static func couldBeUPCE(_ ean13: String) -> Bool {
+        let d = ean13.utf8.map { Int($0) - 48 }
+        guard d.count == 13, d.allSatisfy({ (0...9).contains($0) }), d[0] == 0, d[1] <= 1 else { return false }
+        let m = Array(d[2..<7])
+        let p = Array(d[7..<12])
+        if m[2] <= 2 && m[3] == 0 && m[4] == 0 && p[0] == 0 && p[1] == 0 { return true }
+        if m[3] == 0 && m[4] == 0 && p[0] == 0 && p[1] == 0 && p[2] == 0 { return true }
+        if m[4] == 0 && p[0...3].allSatisfy({ $0 == 0 }) { return true }
+        return p[0...3].allSatisfy({ $0 == 0 }) && p[4] >= 5
     }
 
     /// The longest side of the polygon (the distance for two points): how far the code runs at least.
