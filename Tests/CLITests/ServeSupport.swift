@@ -33,7 +33,7 @@ final class Service: @unchecked Sendable {
         }
         process.executableURL = Tool.url
         process.arguments = args
-        if let environment { process.environment = environment }
+        if let environment { process.environment = Sanitizer.keepingOptions(environment) }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err

@@ -212,7 +212,7 @@ import Testing
         let p = Process()
         p.executableURL = Tool.url
         p.arguments = ["serve", "--listen", "127.0.0.1:0"]
-        p.environment = ["PATH": "/usr/bin:/bin", "STATE_DIRECTORY": state]
+        p.environment = Sanitizer.keepingOptions(["PATH": "/usr/bin:/bin", "STATE_DIRECTORY": state])
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
         let err = Pipe()

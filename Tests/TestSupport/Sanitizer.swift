@@ -22,6 +22,18 @@ public enum Sanitizer {
         return env
     }
 
+    /// A whole environment given to one of our programs (one the test builds from nothing, as systemd would), with
+    /// the sanitizer's options kept: without its suppressions, LeakSanitizer reports GLib's allocations for the
+    /// process's life and fails the program's exit.
+    public static func keepingOptions(_ environment: [String: String]) -> [String: String] {
+        guard active else { return environment }
+        var env = environment
+        for key in ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "BARSCOPE_SANITIZER"] {
+            if let v = ProcessInfo.processInfo.environment[key] { env[key] = v }
+        }
+        return env
+    }
+
     /// A lower bound on frames a live source delivers in real time: a tenth of it under a sanitizer, never zero.
     public static func atLeast(_ frames: Int) -> Int { active ? max(1, frames / 10) : frames }
 
