@@ -66,9 +66,12 @@ final class HardCodeMemory: Sendable {
     /// Averages `profile` (this frame's, sampled as `Trace` says, `center` in full-frame pixels) with the trace of
     /// the same bars, and keeps the result as that trace; bars no earlier frame showed start a trace.
     func sighting(_ profile: [Float], frame: Int, center: Point, across: Point, start: Double) -> Sighting {
+        // The match and the merge run under the lock: a trace another worker updates between them would have its
+        // samples moved under the shift found. Only the stream's own workers wait here, for a correlation over the
+        // one or two traces nearby (tens of microseconds; ZBar's scans of a profile take far longer).
         traces.withLock { state -> Sighting in
             state.all.removeAll { frame - $0.frame > Self.forgetAfter }
-            guard let (index, shift) = Self.match(profile, frame, center, across, start, in: state.all) else {
+            guard let (index, t, shift) = Self.match(profile, frame, center, across, start, in: state.all) else {
                 if state.all.count >= Self.capacity,
                     let oldest = state.all.indices.min(by: { state.all[$0].frame < state.all[$1].frame })
                 {
@@ -83,7 +86,6 @@ final class HardCodeMemory: Sendable {
                 return Sighting(trace: id, average: nil, texts: [:], shift: nil)
             }
             let old = state.all[index]
-            let t = Self.facing(old, across)
             let weight = max(Self.newest, 1 / Float(t.frames + 1))
             var merged = profile
             for i in merged.indices {
@@ -109,12 +111,13 @@ final class HardCodeMemory: Sendable {
         }
     }
 
-    /// The trace of the same bars in another recent frame, and the shift from this profile's samples to its.
+    /// The trace of the same bars in another recent frame (its index, and the trace as seen the way `across`
+    /// points), and the shift from this profile's samples to its.
     private static func match(
         _ profile: [Float], _ frame: Int, _ center: Point, _ across: Point, _ start: Double, in traces: [Trace]
-    ) -> (index: Int, shift: (predicted: Int, found: Int))? {
+    ) -> (index: Int, faced: Trace, shift: (predicted: Int, found: Int))? {
         let cosine = cos(angle * .pi / 180)
-        var best: (index: Int, shift: (predicted: Int, found: Int), score: Double)? = nil
+        var best: (index: Int, faced: Trace, shift: (predicted: Int, found: Int), score: Double)? = nil
         for (k, trace) in traces.enumerated() where trace.frame != frame {
             guard abs(trace.frame - frame) <= forgetAfter, trace.center.distance(to: center) < nearby,
                 abs(trace.across.dot(across)) > cosine
@@ -126,9 +129,9 @@ final class HardCodeMemory: Sendable {
             guard let (found, score) = aligned(profile, t.profile, near: predicted), score >= alike,
                 score > best?.score ?? -1
             else { continue }
-            best = (k, (predicted, found), score)
+            best = (k, t, (predicted, found), score)
         }
-        return best.map { ($0.index, $0.shift) }
+        return best.map { ($0.index, $0.faced, $0.shift) }
     }
 
     /// The trace as seen across the bars the way `across` points: its samples reversed if it points the other way.

@@ -370,7 +370,7 @@ final class HardCodeReader {
         let profile = Self.profile(
             image, center: c.center, across: across, t: t, s: height, step: 1 / Self.oversample, rowStep: 1)
         // This frame's profile, else the average of this code's profiles over the frames before (its noise falls).
-        guard let own = Self.barSpan(Self.edges(profile, window: 4 * Int(Self.oversample))) else { return nil }
+        guard let own = Self.bars(of: profile) else { return nil }
         let sighting = frame.flatMap {
             memory?.sighting(profile, frame: $0, center: c.center + origin, across: across, start: t.lowerBound)
         }
@@ -380,7 +380,7 @@ final class HardCodeReader {
         var used = profile
         var span = own
         if chosen == nil, let average = sighting?.average,
-            let averageSpan = Self.barSpan(Self.edges(average, window: 4 * Int(Self.oversample)))
+            let averageSpan = Self.bars(of: average)
         {
             // The average's span, and this frame's, both to be explained.
             let both = min(own.lowerBound, averageSpan.lowerBound)...max(own.upperBound, averageSpan.upperBound)
@@ -416,6 +416,11 @@ final class HardCodeReader {
     struct Text: Hashable {
         let type: String
         let data: String
+    }
+
+    /// The samples a profile at `oversample` spans with bars (edges within a running mean of 4 px).
+    static func bars(of profile: [Float]) -> ClosedRange<Int>? {
+        barSpan(edges(profile, window: 4 * Int(oversample)))
     }
 
     /// The texts a profile's versions read, with how many versions read each. `span`: the samples of the bars
