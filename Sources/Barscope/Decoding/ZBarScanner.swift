@@ -271,6 +271,7 @@ public final class ZBarScanner {
             // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
             // I2/5 takes for a shorter code).
             let hits = points
+            var oneLine = false
             let spread = Bounds(enclosing: points)
             if (alongX ? spread.width : spread.height) < 8 || (alongX ? spread.height : spread.width) < 2 {
                 // The first hit whose line crossed the whole code; without that test, the longest extent of a
@@ -285,9 +286,11 @@ public final class ZBarScanner {
                 }
                 points = single.ends
                 across = single.across
+                oneLine = true
             }
             if Self.thinBars(points, axis: axis, name: name, data: data) {
-                across = BarEdgeRefiner.acrossBarsFromProfile(in: image, points: points, initial: axis)
+                across = BarEdgeRefiner.acrossBarsFromProfile(
+                    in: image, points: points, initial: axis, oneLine: oneLine)
             }
             var r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
             // A box shorter than the symbology's fewest modules: the hits covered part of the code (EAN's halves
@@ -307,7 +310,8 @@ public final class ZBarScanner {
                 {
                     across =
                         Self.thinBars(best.ends, axis: axis, name: name, data: data)
-                        ? BarEdgeRefiner.acrossBarsFromProfile(in: image, points: best.ends, initial: axis)
+                        ? BarEdgeRefiner.acrossBarsFromProfile(
+                            in: image, points: best.ends, initial: axis, oneLine: true)
                         : best.across
                     r = BarEdgeRefiner.refine(
                         BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
