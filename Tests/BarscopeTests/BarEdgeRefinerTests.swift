@@ -10,19 +10,7 @@ import Testing
     /// modules, a fixed sequence) over x 50...150 and y 45...80 at 50, tilted by `degrees` about (100, 62);
     /// each pixel the mean of 4x4 samples.
     static func code(degrees: Double) -> [UInt8] {
-        let module = 1.5
-        var edges: [Double] = []  // bar starts and ends along the code
-        var x = 50.0
-        var dark = true
-        var k = 0
-        while x < 150 {
-            let w = Double([1, 2, 1, 3, 1, 1, 2, 1, 3, 2, 1, 1][k % 12]) * module
-            if dark { edges.append(x) } else { edges.append(x) }
-            x += w
-            dark.toggle()
-            k += 1
-        }
-        edges.append(x)
+        let edges = Self.edges  // bar starts and ends along the code
         func isBar(_ u: Double) -> Bool {
             guard u >= 50, u < edges.last! else { return false }
             let i = edges.lastIndex { $0 <= u }!
@@ -51,12 +39,40 @@ import Testing
         return out
     }
 
+    /// Where each bar and space begins along the code (even places: bars), and where the last one ends: widths of 1
+    /// to 3 modules of 1.5 px, a fixed sequence, from u = 50 to past 150.
+    static let edges: [Double] = {
+        var out: [Double] = []
+        var u = 50.0
+        var k = 0
+        while u < 150 {
+            out.append(u)
+            u += Double([1, 2, 1, 3, 1, 1, 2, 1, 3, 2, 1, 1][k % 12]) * 1.5
+            k += 1
+        }
+        // The last run begun is a bar: the code ends on a bar's trailing edge.
+        if out.count % 2 == 0 { out.removeLast() } else { out.append(u) }
+        return out
+    }()
+
+    /// The bars' outline (first bar's leading edge to last bar's trailing edge, the bars' full height) in the image.
+    static func outline(degrees: Double) -> [Point] {
+        let a = degrees * .pi / 180
+        func image(_ u: Double, _ v: Double) -> Point {
+            let (x, y) = (u - 100, v - 62)
+            return Point(x * cos(a) - y * sin(a) + 100, x * sin(a) + y * cos(a) + 62)
+        }
+        let (u0, u1) = (edges.first!, edges.last!)
+        return [image(u0, 45), image(u0, 80), image(u1, 80), image(u1, 45)]
+    }
+
     static func angle(_ u: Point) -> Double { atan2(u.y, u.x) * 180 / .pi }
 
     /// Hits that are one scan line's run along the bars' top ends: the search moves onto the bars and finds their
-    /// direction within a degree (0.5 measured at 2 and -3 degrees, 0 level; over 100 px, under a pixel at the
-    /// box's corners). Centred on the hits' line, half its lines ran over the label's margin and it chose 47 and -47
-    /// degrees for the tilted codes: the small scene's boxes turned 45 degrees.
+    /// direction within a degree (0.5 measured at 2 and -3 degrees, 0 level), and the refined box has every corner
+    /// within 3 px of the bars'. Centred on the hits' line, half its lines ran over the label's margin: it chose a
+    /// direction about 50 degrees off for the tilted codes, and the box's corners lay 39 to 73 px from the bars'
+    /// (the small scene's boxes turned 45 degrees).
     @Test(arguments: [0.0, 2.0, -3.0])
     func aCodeReadAlongItsBarsEndsIsBoxedAcrossItsBars(degrees: Double) {
         let pixels = Self.code(degrees: degrees)
@@ -72,6 +88,14 @@ import Testing
             let found = BarEdgeRefiner.acrossBarsFromProfile(
                 in: image, points: hits, initial: Point(1, 0), oneLine: true)
             #expect(abs(Self.angle(found) - degrees) < 1, "across the bars at \(Self.angle(found))°")
+            // The box the refiner builds across that direction fits the bars: every corner within 3 px of theirs.
+            let box = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: hits, across: found), in: image, across: found)
+            for corner in Self.outline(degrees: degrees) {
+                let nearest = box.corners.map { $0.distance(to: corner) }.min() ?? .infinity
+                #expect(
+                    nearest < 3, "corner \(corner) of the bars: the box's nearest is \(nearest) px away, \(box.corners)"
+                )
+            }
         }
     }
 

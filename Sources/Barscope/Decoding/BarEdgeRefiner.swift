@@ -150,11 +150,12 @@ enum BarEdgeRefiner {
         }
         // Window sums over 2 reach + 1 lines, centred at shifts -reach...reach.
         func window(_ shift: Int) -> Double { energy[(shift + reach)...(shift + 3 * reach)].reduce(0, +) }
+        let centred = window(0)
         var best = 0
-        var bestSum = window(0)
+        var bestSum = centred
         for shift in -reach...reach where shift != 0 {
             let sum = window(shift)
-            if sum > 1.05 * window(0) && sum > bestSum { (best, bestSum) = (shift, sum) }
+            if sum > 1.05 * centred && sum > bestSum { (best, bestSum) = (shift, sum) }
         }
         return Point(c.x + v.x * Double(best), c.y + v.y * Double(best))
     }

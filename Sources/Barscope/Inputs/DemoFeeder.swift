@@ -18,6 +18,8 @@ final class DemoFeeder: @unchecked Sendable {
     /// 1080p frame made the process's resident memory jump by a frame whenever malloc handed one back (streaming
     /// thread only; given up in deinit).
     private var pool: UnsafeMutablePointer<GstBufferPool>? = nil
+    /// Whether the pool was tried: one that could not start is not tried again for every frame.
+    private var poolTried = false
 
     init(options: DemoOptions) {
         scene = DemoScene(
@@ -94,13 +96,14 @@ final class DemoFeeder: @unchecked Sendable {
     }
 
     /// A frame-sized buffer from the feeder's pool (made on first use, unbounded: appsrc's own queue bounds how
-    /// many are out), or a plain allocation if the pool cannot start.
+    /// many are out), or a plain allocation if the pool could not start.
     private func acquireBuffer(bytes: Int) -> UnsafeMutablePointer<GstBuffer>? {
-        if pool == nil, let made = gst_buffer_pool_new() {
+        if !poolTried, let made = gst_buffer_pool_new() {
+            poolTried = true
             let config = gst_buffer_pool_get_config(made)
-            let caps = gst_caps_from_string(caps)
-            gst_buffer_pool_config_set_params(config, caps, UInt32(bytes), 2, 0)
-            if caps != nil { gst_caps_unref(caps) }
+            let frameCaps = gst_caps_from_string(caps)
+            gst_buffer_pool_config_set_params(config, frameCaps, UInt32(bytes), 2, 0)
+            if frameCaps != nil { gst_caps_unref(frameCaps) }
             if gst_buffer_pool_set_config(made, config) != 0, gst_buffer_pool_set_active(made, 1) != 0 {
                 pool = made
             } else {
