@@ -50,7 +50,11 @@ let package = Package(
             resources: [
                 .embedInCode("Service/Console/index.html"), .embedInCode("Service/Console/console.js"),
                 .embedInCode("Service/Console/console.css"),
-            ]),
+            ],
+            // Optimised in the debug build too: the tests (and the sanitizers) then run the scanner at the speed it
+            // ships at. Unoptimised, its pixel loops (the bar-edge refiner's sampling) cost 40-60 ms a 640x360
+            // frame, so the tests' live streams dropped frames where the shipped binary keeps up.
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(name: "barscope", dependencies: ["Barscope", "CBarscope"]),
         // Fuzz targets: under libFuzzer with scripts/fuzz (-sanitize=fuzzer -DLIBFUZZER); built plainly, it replays
         // inputs (a corpus, a crash file) through the same targets.

@@ -62,14 +62,19 @@ import Testing
         #expect(first != second, "the live view did not move")
     }
 
-    /// Eight live instances, every frame's codes: the page gets them all, shows the newest 200, and stays responsive.
+    /// Eight live instances, every frame's codes: the page gets every event the service made, shows the newest 200, and
+    /// stays responsive.
     @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
     func eightInstancesKeepThePageResponsive() throws {
         let service = try Service()
         defer { _ = service.terminate() }
         let r = try drive("load", service)
         print("console with 8 instances: \(r)")
-        #expect(r["events_per_s"] as? Double ?? 0 >= 50)
+        // The load is what the issue asks (the service made at least 50 events/s), and the page took every one of
+        // them (numbered without gaps, caught up within 10 s of the window's end), whatever rate a loaded machine
+        // managed to make.
+        #expect(r["events_offered_per_s"] as? Double ?? 0 >= 50)
+        #expect(r["events_missed"] as? Int == 0)
         #expect(r["table_rows"] as? Int ?? 999 <= 200)
         #expect((r["live_frames_in_15s"] as? [Int] ?? []).count == 8)
     }

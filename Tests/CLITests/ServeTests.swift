@@ -66,7 +66,8 @@ import Testing
         let all = try service.request("GET", "/v1/instances").json as? [[String: Any]] ?? []
         #expect(Set(all.compactMap { $0["id"] as? String }) == Set(ids))
         for key in [
-            "id", "pipeline", "state", "frames", "frames_dropped", "fps", "latency_ms", "codes", "restarts", "error",
+            "id", "pipeline", "state", "frames", "frames_dropped", "fps", "latency_ms", "codes", "events", "restarts",
+            "error",
             "started_at", "frames_in", "scan_waiting", "scan_share",
         ] {
             #expect(playing[key] != nil, "status has \(key)")
@@ -79,6 +80,8 @@ import Testing
         #expect(data.contains { $0.contains("\"event\":\"detection\"") }, "\(sse.prefix(400))")
         #expect(data.last?.contains("\"event\":\"eos\"") == true)
         let lastID = sse.split(separator: "\n").last { $0.hasPrefix("id: ") }.flatMap { Int($0.dropFirst(4)) } ?? 0
+        // The status counts the events the stream numbered (the file has ended: no more come).
+        #expect(try service.request("GET", "/v1/instances/\(file)").object["events"] as? Int == lastID)
         let resumed = String(
             decoding: try service.stream(
                 "/v1/instances/\(file)/events", seconds: 1, headers: ["Last-Event-ID": "\(lastID - 1)"]),

@@ -136,7 +136,9 @@ public final class ServiceInstance: @unchecked Sendable {
             ("scan_waiting", .int(p?.scanWaiting ?? 0)),
             ("scan_share", .double(((p?.scanShare ?? 0) * 1000).rounded() / 1000)),
             ("fps", .double(((p?.framesPerSecond ?? 0) * 10).rounded() / 10)), ("latency_ms", latency),
-            ("codes", .int(t.codes.values.reduce(0, +))), ("restarts", .int(t.restarts)),
+            ("codes", .int(t.codes.values.reduce(0, +))),
+            // The newest event's number (the SSE id): a client compares it with what it received.
+            ("events", .int(events.last)), ("restarts", .int(t.restarts)),
             ("error", error.map { .string($0) } ?? .null),
             ("started_at", .string(ISO8601DateFormatter().string(from: startedAt))),
         ]
