@@ -35,12 +35,15 @@ public final class ImageScanner {
         try checkReadableFile(path, kind: "an image")
         try ImageHeader.checkSize(ofFileAt: path)
         let pipeline = try Pipeline(
-            launch: "filesrc name=src ! decodebin name=dec ! videoconvert ! appsink name=sink")
-        guard let src = pipeline.child("src"), let sink = pipeline.child("sink") else {
+            launch: "filesrc name=src ! decodebin name=dec ! videoconvert name=conv ! appsink name=sink")
+        guard let src = pipeline.child("src"), let sink = pipeline.child("sink"), let conv = pipeline.child("conv")
+        else {
             throw BarscopeError.badInput("\(path): the image pipeline could not be made")
         }
         bs_set_string(src, "location", path)
         setProperty(sink, "caps", lumaCaps)
+        let lumaProbe = negotiateLuma(converter: conv, sink: sink)
+        defer { lumaProbe?.remove() }
         // Preroll gives us the first (for a still image, the only) frame without playing the pipeline.
         let change = pipeline.setState(GST_STATE_PAUSED)
         var state = GST_STATE_NULL

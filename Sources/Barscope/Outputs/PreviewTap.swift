@@ -6,7 +6,9 @@ import Foundation
 /// The newest annotated frame as JPEG, for whoever watches (`barscope serve`'s `frame.jpg` and MJPEG stream).
 ///
 /// Frames are encoded only while someone watches: a probe at the preview queue's entrance drops every frame
-/// otherwise, so an unwatched instance pays nothing for it. One tap belongs to a controller and outlives its runs
+/// otherwise, so an unwatched instance pays nothing for it. When nothing else takes the annotated frames (no
+/// recording, window, RTSP), the probe is at the overlay branch's entrance: an unwatched frame is not converted
+/// or drawn either. One tap belongs to a controller and outlives its runs
 /// (a restart feeds the same tap).
 ///
 /// Sendable: its state is behind a condition's lock.
@@ -61,11 +63,19 @@ public final class PreviewTap: @unchecked Sendable {
     }
 
     /// Connects to a run's preview branch: the gate at its queue and the appsink at its end.
+    /// - Parameter wholeBranch: the run's ledger when the preview is the overlay's only taker: the gate is then at
+    ///   the overlay branch's queue, and a frame it drops is passed in the ledger as drawn.
     /// - Returns: the gate's probe, which the run removes when it ends.
-    func attach(_ pipeline: Pipeline) -> PadProbe? {
-        guard let queue = pipeline.child("previewq"), let sink = pipeline.child("preview") else { return nil }
-        let gate = PadProbe(on: queue, pad: "sink", mask: GST_PAD_PROBE_TYPE_BUFFER) { [weak self] _ in
-            self?.wanted == true ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP
+    func attach(_ pipeline: Pipeline, wholeBranch ledger: FrameLedger?) -> PadProbe? {
+        guard let queue = pipeline.child(ledger == nil ? "previewq" : "drawq"), let sink = pipeline.child("preview")
+        else { return nil }
+        let gate = PadProbe(on: queue, pad: "sink", mask: GST_PAD_PROBE_TYPE_BUFFER) { [weak self] info in
+            if self?.wanted == true { return GST_PAD_PROBE_OK }
+            if let ledger, let buffer = bs_probe_buffer(info) {
+                let n = bs_buffer_frame_number(buffer)
+                if n >= 0 { ledger.notDrawn(Int(n)) }
+            }
+            return GST_PAD_PROBE_DROP
         }
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = { sink, data in

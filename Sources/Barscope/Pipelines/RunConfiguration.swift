@@ -74,10 +74,12 @@ public struct RunConfiguration: Sendable {
 
     /// The annotated frames as JPEG, encoded only while someone watches (`barscope serve`'s frame.jpg and MJPEG).
     public var preview: PreviewTap? = nil
-    /// Whether the overlay branch exists at all (nothing draws when nobody watches).
-    var draws: Bool {
-        recording != nil || display || snapshotFolder != nil || serveRTSP != nil || preview != nil
-            || branches.contains { $0.annotated }
+    /// Whether the overlay branch exists at all.
+    var draws: Bool { preview != nil || drawsForOutputs }
+    /// Whether something other than the preview takes the annotated frames: if not, a frame nobody watches is not
+    /// drawn either (the preview's gate is at the overlay branch's entrance).
+    var drawsForOutputs: Bool {
+        recording != nil || display || snapshotFolder != nil || serveRTSP != nil || branches.contains { $0.annotated }
     }
 }
 

@@ -157,6 +157,14 @@ final class FrameLedger: @unchecked Sendable {
         }
     }
 
+    /// The overlay branch let frame `frame` go undrawn (nobody watches): its entry need not wait for the overlay.
+    func notDrawn(_ frame: Int) {
+        locked {
+            drawnThrough = max(drawnThrough, frame)
+            prune()
+        }
+    }
+
     /// No more results will come (end of stream, error, shutdown): release a waiting overlay.
     func end() {
         locked {

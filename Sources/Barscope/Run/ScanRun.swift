@@ -159,6 +159,8 @@ final class ScanRun: Sendable {
         }
         teeStage.attach(tee: tee)
         AppSinkWiring.configure(scan, queue: scanq, live: live, stage: scanStage, ledger: ledger)
+        let lumaProbe = pipeline.child("scanconv").flatMap { negotiateLuma(converter: $0, sink: scan) }
+        defer { lumaProbe?.remove() }
         if c.draws, let overlay = pipeline.child("overlay") {
             OverlayStage(parts).attach(to: overlay)
         }
@@ -171,7 +173,7 @@ final class ScanRun: Sendable {
             }
         }
         defer { encoded?.remove() }
-        let previewGate = c.preview?.attach(pipeline)
+        let previewGate = c.preview?.attach(pipeline, wholeBranch: c.drawsForOutputs ? nil : ledger)
         defer { previewGate?.remove() }
         active.withLock {
             $0 = Active(pipeline: pipeline, metrics: metrics, timeline: timeline, ledger: ledger, scanStage: scanStage)
