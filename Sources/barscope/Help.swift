@@ -111,6 +111,8 @@ enum Help {
                                  at 1080p; a new code is reported within 3 frames
           --search-every N       tracked mode with a full search every N frames (default 4)
           --search-lines N       tracked mode's searches along every N-th row and column (default 4)
+          --whole-search-every N tracked mode's searches read only where the picture changed since the one
+                                 before, and the whole frame every N-th (default 8; 1: always whole)
           --hard-codes on|off    read 1D codes too faint, small or blurred for ZBar where the frame has bars
                                  no read explains, in video also averaged over the frames (default off;
                                  see the README for its cost)

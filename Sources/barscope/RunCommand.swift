@@ -19,6 +19,7 @@ enum RunCommand {
         "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"), "--engine": ("decoder", "engine"),
         "--report": ("tracking", "report"),
         "--search-every": ("decoder", "search-every"), "--search-lines": ("decoder", "search-lines"),
+        "--whole-search-every": ("decoder", "whole-search-every"),
         "--hard-codes": ("decoder", "hard-codes"),
         "--record": ("record", "path"),
         "--segment": ("record", "segment-seconds"), "--events": ("events", "path"),

@@ -145,6 +145,10 @@ extension PipelineSpec {
             c.tracked = true
             c.trackedSearchLines = v
         }
+        if let v = try int("decoder.whole-search-every", min: 1) {
+            c.tracked = true
+            c.trackedWholeSearchEvery = v
+        }
 
         for key in OverlayStyle.keys {
             guard let v = values["overlay." + key] else { continue }

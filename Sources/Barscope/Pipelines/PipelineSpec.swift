@@ -26,7 +26,8 @@ public struct PipelineSpec: Sendable {
             "secondary-insets",
         ],
         "decoder": [
-            "symbologies", "engine", "threads", "tracked", "search-every", "search-lines", "hard-codes",
+            "symbologies", "engine", "threads", "tracked", "search-every", "search-lines", "whole-search-every",
+            "hard-codes",
         ],
         "overlay": OverlayStyle.keys,
         "tracking": ["every-frame", "report", "lost-after-frames"],

@@ -53,6 +53,11 @@ public struct RunConfiguration: Sendable {
     /// `trackedSmall2DEvery`-th search (a whole-frame ZBar pass, the search's dearest part): such a code is found
     /// within that many searches, then tracked like any other. 1D codes of any size are looked for at every search.
     public var trackedSmall2DEvery = 4
+    /// Tracked mode: searches read only where the picture changed since the search before (and around the codes
+    /// known), and the whole frame at every `trackedWholeSearchEvery`-th search (1: every search is whole). A code
+    /// that comes into view changes the picture where it comes; one a gated search missed where nothing changes any
+    /// more is found at the next whole search.
+    public var trackedWholeSearchEvery = 8
 
     public init() {}
 

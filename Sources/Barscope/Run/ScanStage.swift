@@ -20,6 +20,8 @@ final class ScanStage: @unchecked Sendable {
     /// read runs at every search while there are such codes, else at every `trackedSmall2DEvery`-th).
     private let searchNumber = Atomic<Int>(0)
     private let small2DInView = Atomic<Bool>(false)
+    /// Tracked mode: where the picture changed since the search before (nil: every search reads the whole frame).
+    private let changes: ChangedAreas?
     /// This run's place in the process's scanning pool (from `start()` to `stop()`).
     private let lane = Locked<ScanLane?>(nil)
     /// The frame scanned at preroll, which appsink renders again as its first sample (streaming thread only).
@@ -27,6 +29,8 @@ final class ScanStage: @unchecked Sendable {
 
     init(_ parts: RunParts) {
         self.parts = parts
+        let c = parts.configuration
+        changes = c.tracked && c.trackedWholeSearchEvery > 1 ? ChangedAreas(wholeEvery: c.trackedWholeSearchEvery) : nil
         sequencer = Locked(
             ResultSequencer(
                 lostAfterFrames: parts.configuration.lostAfterFrames, duplicates: parts.configuration.duplicates,
@@ -200,7 +204,7 @@ final class ScanStage: @unchecked Sendable {
             return scanner.read(luma, mapping: mapping, viewfinder: region, frame: job.frame)
         }
         if job.sequence % max(1, c.trackedInterval) == 0 {
-            let found = trackedSearch(luma, mapping: mapping, region: region, with: scanner)
+            let found = trackedSearch(luma, sequence: job.sequence, mapping: mapping, region: region, with: scanner)
             searches.publish(job.sequence, found, search: true)
             return found
         }
@@ -212,32 +216,73 @@ final class ScanStage: @unchecked Sendable {
         return found
     }
 
-    /// Tracked mode's full search: every code in the frame, whatever its size, for as little work as that takes.
+    /// Tracked mode's search: every code in the frame, whatever its size, for as little work as that takes. It reads
+    /// the areas that changed since the search before (`ChangedAreas`; the whole frame at every n-th search) and
+    /// rescans the codes known before where they should be now:
     /// - 1D codes at full resolution along every `trackedSearchLines`-th row and column (a 1D code of 1-pixel
     ///   modules is crossed by dozens of such lines; ZBar's QR stage, which binarizes the whole image once it finds
     ///   finder patterns, stays off);
-    /// - 2D codes on the frame at half size (a quarter of the pixels: modules of 2 px and more);
-    /// - 2D codes at full size on what half size did not explain: a copy of the frame with the 2D codes half size
-    ///   found painted over, so that ZBar's QR stage only runs when there is a code half size missed (a small one).
+    /// - 2D codes at half size (a quarter of the pixels: modules of 2 px and more);
+    /// - 2D codes at full size on what half size did not explain: a copy with the 2D codes half size found painted
+    ///   over, so that ZBar's QR stage only runs when there is a code half size missed (a small one).
     /// Each code found by the sparse lines or at half size is read again at full size in its own small region, for
     /// its exact box and text.
-    private func trackedSearch(_ luma: LumaImage, mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader)
-        -> [Detection]
-    {
+    private func trackedSearch(
+        _ luma: LumaImage, sequence: Int, mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader
+    ) -> [Detection] {
         let zbar = scanner.zbarScanner
         defer {
             zbar.setKinds(.all)
             zbar.setDensity(1)
         }
+        let n = searchNumber.add(1, ordering: .relaxed).oldValue
+        let small2D =
+            small2DInView.load(ordering: .relaxed) || n % max(1, parts.configuration.trackedSmall2DEvery) == 0
+        let areas = changes?.areas(in: luma)
+        var candidates: [Detection] = []
+        var exact: [Detection] = []
+        for area in areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)] {
+            guard let part = luma.cropped(to: area) else { continue }
+            let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
+            let (c, e) = searchCandidates(part, mapping: offset, region: region, small2D: small2D, with: scanner)
+            candidates += c
+            exact += e
+        }
+        if small2D { small2DInView.store(!exact.isEmpty, ordering: .relaxed) }
+        zbar.setKinds(.all)
+        var found = exact
+        func add(_ more: [Detection]) {
+            for d in more
+            where !found.contains(where: { $0.type == d.type && $0.data == d.data && $0.bounds.intersects(d.bounds) }) {
+                found.append(d)
+            }
+        }
+        // Placed to a line spacing or two: a tight region around each is enough.
+        let around = candidates.map { Expected(detection: $0, hasVelocity: true, framesSince: 0, speed: 2) }
+        add(TrackedRegions.rescan(luma, around: around, mapping: mapping, viewfinder: region, with: scanner))
+        if areas != nil {
+            // Not searched where nothing changed: the codes known before, where they should be now (the frames
+            // after a search track what it found).
+            let known = searches.predicted(for: sequence).filter { e in
+                !found.contains { $0.type == e.detection.type && $0.data == e.detection.data }
+            }
+            add(TrackedRegions.rescan(luma, around: known, mapping: mapping, viewfinder: region, with: scanner))
+        }
+        return found
+    }
+
+    /// One area's reads for a search: the candidates (1D codes along sparse lines and 2D codes at half size, in
+    /// full-frame pixels, to be read again at full size) and the small 2D codes read at full size (`small2D`).
+    private func searchCandidates(
+        _ luma: LumaImage, mapping: CropMapping, region: PixelRect?, small2D: Bool, with scanner: BarcodeReader
+    ) -> (candidates: [Detection], exact: [Detection]) {
+        let zbar = scanner.zbarScanner
         zbar.setKinds(.linear)
         zbar.setDensity(max(1, parts.configuration.trackedSearchLines))
         var coarse = scanner.read(luma, mapping: mapping, viewfinder: nil)
         zbar.setKinds(.matrix)
         zbar.setDensity(1)
         let half = scanner.readHalved(luma)
-        let n = searchNumber.add(1, ordering: .relaxed).oldValue
-        let small2D =
-            small2DInView.load(ordering: .relaxed) || n % max(1, parts.configuration.trackedSmall2DEvery) == 0
         var masked = [UInt8](repeating: 0, count: small2D ? luma.width * luma.height : 0)
         let exact =
             !small2D
@@ -262,22 +307,13 @@ final class ScanStage: @unchecked Sendable {
                     base: UnsafeRawPointer(base), width: luma.width, height: luma.height, stride: luma.width)
                 return scanner.read(view, mapping: mapping, viewfinder: region)
             }
-        if small2D { small2DInView.store(!exact.isEmpty, ordering: .relaxed) }
         coarse += half.map { d in
             var d = d
             d.polygon = d.polygon.map(mapping.toFrame)
             d.bounds = Bounds(enclosing: d.polygon)
             return d
         }
-        zbar.setKinds(.all)
-        // Placed to a line spacing or two: a tight region around each is enough.
-        let around = coarse.map { Expected(detection: $0, hasVelocity: true, framesSince: 0, speed: 2) }
-        var found = exact
-        for d in TrackedRegions.rescan(luma, around: around, mapping: mapping, viewfinder: region, with: scanner)
-        where !found.contains(where: { $0.type == d.type && $0.data == d.data && $0.bounds.intersects(d.bounds) }) {
-            found.append(d)
-        }
-        return found
+        return (coarse, exact)
     }
 
     /// After the run (every thread stopped): the open tracks close; frames scanned and codes seen.

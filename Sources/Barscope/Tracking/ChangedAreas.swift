@@ -1,0 +1,189 @@
+import Foundation
+
+/// Where tracked mode's searches look: the parts of the frame that changed since the search before, and the whole
+/// frame only every `wholeEvery`-th search.
+///
+/// A code that comes into view changes the picture where it comes (it moves in, is put down, is uncovered, is lit);
+/// a still background does not. Between whole searches a search reads only the areas whose 16x16 blocks differ from
+/// the search before's by more than `threshold` levels a pixel on average (every other row compared; each block
+/// kept for `keepSearches` searches, so that a code blurred while it moved is read once it settles), grown by
+/// `margin` blocks for its quiet zones; the codes already known are rescanned where they should be, as between
+/// searches. A picture that changed over half its area is searched whole. A code the gated searches missed where
+/// nothing changes any more is found at the next whole search.
+///
+/// Sendable: the state is behind a lock (searches of one stream may run on two workers at once).
+final class ChangedAreas: Sendable {
+    static let block = 16
+    let wholeEvery: Int
+    let threshold: Int
+    let keepSearches: Int
+    let margin: Int
+
+    private struct State {
+        var width = 0
+        var height = 0
+        /// Every other row of the search before's picture.
+        var previous: [UInt8] = []
+        /// The search number up to which each block stays searched.
+        var hotUntil: [Int] = []
+        var searches = 0
+    }
+    private let state = Locked(State())
+
+    init(wholeEvery: Int, threshold: Int = 8, keepSearches: Int = 3, margin: Int = 2) {
+        self.wholeEvery = max(1, wholeEvery)
+        self.threshold = threshold
+        self.keepSearches = max(1, keepSearches)
+        self.margin = max(0, margin)
+    }
+
+    /// The areas (the image's pixels) this search reads: nil for the whole frame, empty when nothing changed.
+    func areas(in luma: LumaImage) -> [PixelRect]? {
+        let columns = (luma.width + Self.block - 1) / Self.block
+        let rows = (luma.height + Self.block - 1) / Self.block
+        let blocks = columns * rows
+        // Under the lock: the rows kept are the search before's (a millisecond's work at 1080p; a stream's searches
+        // seldom overlap).
+        let hot: [Bool]? = state.withLock { s in
+            s.searches += 1
+            // The first search, a new frame size, and every wholeEvery-th: the whole frame.
+            guard s.width == luma.width, s.height == luma.height, s.searches % wholeEvery != 0 else {
+                s.width = luma.width
+                s.height = luma.height
+                s.previous = Self.sample(luma)
+                s.hotUntil = [Int](repeating: 0, count: blocks)
+                return nil
+            }
+            let differences = Self.blockDifferences(luma, previous: &s.previous, columns: columns, rows: rows)
+            var hot = [Bool](repeating: false, count: blocks)
+            for i in 0..<blocks {
+                if differences[i] > threshold { s.hotUntil[i] = s.searches + keepSearches - 1 }
+                hot[i] = s.hotUntil[i] >= s.searches
+            }
+            return hot
+        }
+        guard let hot else { return nil }
+        let grown = Self.dilate(hot, columns: columns, rows: rows, by: margin)
+        guard grown.filter({ $0 }).count * 2 <= grown.count else { return nil }
+        return Self.rectangles(grown, columns: columns, rows: rows).compactMap { r in
+            let x0 = r.x * Self.block
+            let y0 = r.y * Self.block
+            let x1 = min(luma.width, (r.x + r.width) * Self.block)
+            let y1 = min(luma.height, (r.y + r.height) * Self.block)
+            return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+        }
+    }
+
+    /// Each block's mean absolute difference between `luma` and `previous` (its every other row, as `sample` keeps
+    /// it), and `previous` replaced by `luma`'s rows. Pixel by pixel, not by statistics: bars that moved along keep
+    /// their block's mean and contrast, not its pixels.
+    static func blockDifferences(_ luma: LumaImage, previous: inout [UInt8], columns: Int, rows: Int) -> [Int] {
+        var differences = [Int](repeating: 0, count: columns * rows)
+        let src = luma.base.assumingMemoryBound(to: UInt8.self)
+        let w = luma.width
+        previous.withUnsafeMutableBufferPointer { old in
+            let old = old.baseAddress!
+            for by in 0..<rows {
+                let y0 = by * block
+                let y1 = min(luma.height, y0 + block)
+                var samples = 0
+                for y in stride(from: y0, to: y1, by: 2) {
+                    let row = src + y * luma.stride
+                    let kept = old + (y / 2) * w
+                    var x = 0
+                    // Sixteen pixels (one block's width) at a time.
+                    while x + block <= w {
+                        let now = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD16<UInt8>.self)
+                        let then = UnsafeRawPointer(kept + x).loadUnaligned(as: SIMD16<UInt8>.self)
+                        let d = pointwiseMax(now, then) &- pointwiseMin(now, then)
+                        differences[by * columns + x / block] += Int(SIMD16<UInt16>(truncatingIfNeeded: d).wrappedSum())
+                        x += block
+                    }
+                    while x < w {
+                        differences[by * columns + x / block] += abs(Int(row[x]) - Int(kept[x]))
+                        x += 1
+                    }
+                    kept.update(from: row, count: w)
+                    samples += 1
+                }
+                for bx in 0..<columns {
+                    differences[by * columns + bx] /= max(1, samples * min(block, w - bx * block))
+                }
+            }
+        }
+        return differences
+    }
+
+    /// Every other row of `luma`, as `blockDifferences` compares them.
+    static func sample(_ luma: LumaImage) -> [UInt8] {
+        var kept = [UInt8](repeating: 0, count: ((luma.height + 1) / 2) * luma.width)
+        let src = luma.base.assumingMemoryBound(to: UInt8.self)
+        kept.withUnsafeMutableBufferPointer { out in
+            for y in stride(from: 0, to: luma.height, by: 2) {
+                (out.baseAddress! + (y / 2) * luma.width).update(from: src + y * luma.stride, count: luma.width)
+            }
+        }
+        return kept
+    }
+
+    /// The blocks within `by` blocks of a set one.
+    static func dilate(_ set: [Bool], columns: Int, rows: Int, by n: Int) -> [Bool] {
+        guard n > 0 else { return set }
+        var out = [Bool](repeating: false, count: set.count)
+        for y in 0..<rows {
+            for x in 0..<columns where set[y * columns + x] {
+                for yy in max(0, y - n)...min(rows - 1, y + n) {
+                    for xx in max(0, x - n)...min(columns - 1, x + n) { out[yy * columns + xx] = true }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The bounding boxes (in blocks) of the set blocks' connected groups, merged until none overlap.
+    static func rectangles(_ set: [Bool], columns: Int, rows: Int) -> [PixelRect] {
+        var seen = [Bool](repeating: false, count: set.count)
+        var boxes: [PixelRect] = []
+        for start in 0..<set.count where set[start] && !seen[start] {
+            var x0 = columns
+            var y0 = rows
+            var x1 = 0
+            var y1 = 0
+            var stack = [start]
+            seen[start] = true
+            while let i = stack.popLast() {
+                let x = i % columns
+                let y = i / columns
+                x0 = min(x0, x)
+                y0 = min(y0, y)
+                x1 = max(x1, x + 1)
+                y1 = max(y1, y + 1)
+                for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                    let nx = x + dx
+                    let ny = y + dy
+                    guard nx >= 0, nx < columns, ny >= 0, ny < rows else { continue }
+                    let j = ny * columns + nx
+                    if set[j] && !seen[j] {
+                        seen[j] = true
+                        stack.append(j)
+                    }
+                }
+            }
+            boxes.append(PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        }
+        // Boxes of separate groups may still overlap (an L and a block in its corner): merged into one read.
+        var merged = true
+        while merged {
+            merged = false
+            outer: for i in 0..<boxes.count {
+                for j in (i + 1)..<boxes.count where boxes[i].intersects(boxes[j]) {
+                    boxes[i] = boxes[i].union(boxes[j])
+                    boxes.remove(at: j)
+                    merged = true
+                    break outer
+                }
+            }
+        }
+        return boxes
+    }
+}

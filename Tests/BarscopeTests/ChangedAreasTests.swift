@@ -1,0 +1,99 @@
+import Testing
+
+@testable import Barscope
+
+/// Where tracked mode's gated searches look, on made pictures: a flat grey frame with noise, and a patch that comes.
+@Suite struct ChangedAreasTests {
+    static let width = 640
+    static let height = 360
+
+    /// A grey frame with ±3 levels of noise (a camera's, a codec's), and a black-and-white striped patch at `patch`.
+    static func frame(seed: UInt64, patch: PixelRect? = nil) -> [UInt8] {
+        var rng = seed | 1
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        for i in 0..<pixels.count {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            pixels[i] = UInt8(128 + Int(rng >> 61) - 3)
+        }
+        if let p = patch {
+            for y in p.y..<p.maxY {
+                for x in p.x..<p.maxX { pixels[y * width + x] = (x / 3) % 2 == 0 ? 20 : 235 }
+            }
+        }
+        return pixels
+    }
+
+    static func areas(_ changes: ChangedAreas, _ pixels: [UInt8]) -> [PixelRect]? {
+        pixels.withUnsafeBytes {
+            changes.areas(in: LumaImage(base: $0.baseAddress!, width: width, height: height, stride: width))
+        }
+    }
+
+    @Test func aPatchThatComesIsTheOnlyAreaRead() throws {
+        let changes = ChangedAreas(wholeEvery: 8)
+        #expect(Self.areas(changes, Self.frame(seed: 1)) == nil, "the first search reads the whole frame")
+        #expect(Self.areas(changes, Self.frame(seed: 2)) == [], "noise alone changes nothing")
+        let patch = PixelRect(x: 200, y: 100, width: 90, height: 60)
+        let got = try #require(Self.areas(changes, Self.frame(seed: 3, patch: patch)))
+        #expect(got.count == 1)
+        let area = try #require(got.first)
+        // The patch's blocks grown by two blocks (32 px) each way, on the 16-px grid.
+        #expect(area == PixelRect(x: 160, y: 64, width: 176, height: 128), "\(area)")
+        #expect(area.x <= patch.x - 32 && area.maxX >= patch.maxX + 32 - 16)
+        // Still there, not changing: kept for three searches (a code blurred while it moved is read when it
+        // settles), then nothing.
+        #expect(Self.areas(changes, Self.frame(seed: 4, patch: patch)) == got)
+        #expect(Self.areas(changes, Self.frame(seed: 5, patch: patch)) == got)
+        #expect(Self.areas(changes, Self.frame(seed: 6, patch: patch)) == [])
+        // The eighth search reads the whole frame whatever changed.
+        #expect(Self.areas(changes, Self.frame(seed: 7, patch: patch)) == [])
+        #expect(Self.areas(changes, Self.frame(seed: 8, patch: patch)) == nil)
+    }
+
+    @Test func twoPatchesAreTwoAreasAndAWholeChangeIsTheWholeFrame() throws {
+        let changes = ChangedAreas(wholeEvery: 100)
+        _ = Self.areas(changes, Self.frame(seed: 1))
+        let a = PixelRect(x: 20, y: 20, width: 50, height: 40)
+        let b = PixelRect(x: 500, y: 280, width: 60, height: 50)
+        var both = Self.frame(seed: 2, patch: a)
+        for y in b.y..<b.maxY {
+            for x in b.x..<b.maxX { both[y * Self.width + x] = 0 }
+        }
+        let got = try #require(Self.areas(changes, both))
+        #expect(got.count == 2, "\(got)")
+        #expect(got.contains { $0.intersects(a) } && got.contains { $0.intersects(b) })
+        #expect(got.allSatisfy { !$0.intersects(a) || !$0.intersects(b) })
+        // The light changes everywhere: more than half the frame, read whole.
+        let darker = Self.frame(seed: 3).map { $0 &- 40 }
+        #expect(Self.areas(changes, darker) == nil)
+    }
+
+    /// Bars that slid along by a few pixels keep each block's mean and contrast, not its pixels: still a change
+    /// (a code moving through the frame is searched where it is).
+    @Test func barsThatSlidAlongAreAChange() throws {
+        let changes = ChangedAreas(wholeEvery: 100)
+        let patch = PixelRect(x: 320, y: 160, width: 160, height: 96)
+        func bars(shift: Int) -> [UInt8] {
+            var pixels = Self.frame(seed: 1, patch: nil)
+            for y in patch.y..<patch.maxY {
+                for x in patch.x..<patch.maxX { pixels[y * Self.width + x] = ((x + shift) / 4) % 2 == 0 ? 30 : 220 }
+            }
+            return pixels
+        }
+        _ = Self.areas(changes, bars(shift: 0))
+        #expect(Self.areas(changes, bars(shift: 0)) == [])
+        let got = try #require(Self.areas(changes, bars(shift: 4)))
+        #expect(got.count == 1 && got[0].intersects(patch) && got[0].width >= patch.width, "\(got)")
+    }
+
+    @Test func aNewFrameSizeStartsAgainWhole() {
+        let changes = ChangedAreas(wholeEvery: 100)
+        _ = Self.areas(changes, Self.frame(seed: 1))
+        #expect(Self.areas(changes, Self.frame(seed: 2)) == [])
+        let small = [UInt8](repeating: 128, count: 320 * 180)
+        let got = small.withUnsafeBytes {
+            changes.areas(in: LumaImage(base: $0.baseAddress!, width: 320, height: 180, stride: 320))
+        }
+        #expect(got == nil)
+    }
+}
