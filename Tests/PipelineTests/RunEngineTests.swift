@@ -88,6 +88,40 @@ import Testing
         #expect((ledgerSizes.withLock { $0 }.max() ?? 0) < 30, "ledger sizes \(ledgerSizes.withLock { $0 })")
     }
 
+    /// An instance with only a preview (the service's, nobody watching) draws nothing: the preview's gate is at the
+    /// overlay branch's entrance, and the frames it drops leave the ledger as drawn (without that, the ledger kept
+    /// every frame). Once someone wants a frame, annotated frames come.
+    @Test func anUnwatchedPreviewDrawsNothingAndHoldsNothing() throws {
+        var c = RunConfiguration()
+        c.input = .demo(DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 90, live: true))
+        let tap = PreviewTap()
+        c.preview = tap
+        let controller = ScanController(name: "preview", configuration: c) { _ in }
+        // The ledger's size every 50 ms while it runs; after 2 s, someone wants a frame.
+        let ledgerSizes = Locked<[Int]>([])
+        let before = Locked<Bool?>(nil)
+        let done = Atomic<Bool>(false)
+        let sampler = Thread {
+            let start = Date()
+            while !done.load(ordering: .relaxed) {
+                if let n = controller.ledgerCount { ledgerSizes.withLock { $0.append(n) } }
+                if before.withLock({ $0 }) == nil && Date().timeIntervalSince(start) > 2 {
+                    before.withLock { $0 = tap.latest == nil }
+                    tap.want(for: 30)
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        sampler.start()
+        defer { done.store(true, ordering: .relaxed) }
+        let summary = try controller.run()
+        done.store(true, ordering: .relaxed)
+        expectLiveFrames(summary, delivered: Sanitizer.atLeast(90))
+        #expect(before.withLock { $0 } == true, "a frame was drawn for the preview before anyone wanted one")
+        #expect(tap.latest != nil, "no annotated frame once one was wanted")
+        #expect((ledgerSizes.withLock { $0 }.max() ?? 0) < 30, "ledger sizes \(ledgerSizes.withLock { $0 })")
+    }
+
     /// Defect 7: for a file (frames as fast as they can be scanned), a frame's latency is its own scan and the
     /// short bounded queues before it, not a second of frames waiting in a queue: at most a few frame intervals of
     /// the run itself (measured in the same run, so the bound holds on a slower or busier machine).
