@@ -106,9 +106,9 @@ enum Help {
           -S CONFIG              decoder setting in zbarimg syntax, repeatable:
                                  -Sdisable -Sqrcode.enable, -Si25.disable, -Sean13.enable=0
           --scan-threads N       scanning threads, one ZBar scanner each (default: one per core)
-          --tracked              search the whole region only every 4th frame and, in between, rescan just
-                                 around the codes last seen (moved by their velocity): about 1.5x faster
-                                 at 1080p; a new code is reported within 3 frames
+          --tracked              search only every 4th frame (where the picture changed; the whole region
+                                 every 32nd) and, in between, rescan just around the codes last seen (moved
+                                 by their velocity); a new code is reported within 3 frames
           --search-every N       tracked mode with a full search every N frames (default 4)
           --search-lines N       tracked mode's searches along every N-th row and column (default 4)
           --whole-search-every N tracked mode's searches read only where the picture changed since the one

@@ -418,6 +418,9 @@ final class OutputLines: Sendable {
         #expect(bogus.stderr == "barscope: unknown option '--bogus' (see 'barscope run --help')\n")
         let cmd = try Tool.run(["frobnicate"])
         #expect(cmd.status == 2 && cmd.stderr == "barscope: unknown command 'frobnicate' (see 'barscope --help')\n")
+        let whole = try Tool.run(["run", "demo", "--whole-search-every", "0"])
+        #expect(
+            whole.status == 2 && whole.stderr == "barscope: --whole-search-every '0': expected a whole number ≥ 1\n")
         let s = try Tool.run(["run", "-Sqrcodex.enable"])
         #expect(s.status == 2 && s.stderr.hasPrefix("barscope: -S 'qrcodex.enable': unknown symbology or setting"))
         let vf = try Tool.run(["run", "--viewfinder", "0:3"])
