@@ -20,11 +20,17 @@ final class DemoFeeder: @unchecked Sendable {
     private var pool: UnsafeMutablePointer<GstBufferPool>? = nil
     /// Whether the pool was tried: one that could not start is not tried again for every frame.
     private var poolTried = false
+    /// Frames the pool holds from the start. It grows past them when more are in flight at once; growing late, a
+    /// frame at a time (a moment of congestion in a long live run), is a step in resident memory a soak cannot tell
+    /// from a leak. A run that draws keeps more frames in flight (the overlay's and the recording's queues).
+    private let framesUpFront: Int
 
-    init(options: DemoOptions) {
+    /// - Parameter framesUpFront: frames the pool allocates when it starts (it grows past them when needed).
+    init(options: DemoOptions, framesUpFront: Int = 2) {
         scene = DemoScene(
             size: options.size, fps: options.fps, kind: options.scene, seed: options.seed, mix: options.mix)
         frames = options.frames
+        self.framesUpFront = max(1, framesUpFront)
     }
 
     var caps: String {
@@ -102,7 +108,7 @@ final class DemoFeeder: @unchecked Sendable {
             poolTried = true
             let config = gst_buffer_pool_get_config(made)
             let frameCaps = gst_caps_from_string(caps)
-            gst_buffer_pool_config_set_params(config, frameCaps, UInt32(bytes), 2, 0)
+            gst_buffer_pool_config_set_params(config, frameCaps, UInt32(bytes), UInt32(framesUpFront), 0)
             if frameCaps != nil { gst_caps_unref(frameCaps) }
             if gst_buffer_pool_set_config(made, config) != 0, gst_buffer_pool_set_active(made, 1) != 0 {
                 pool = made
