@@ -46,7 +46,10 @@ public final class ScanService: @unchecked Sendable {
             }
     }
 
-    public var instances: [ServiceInstance] { registry.withLock { $0 } }
+    /// A copy of the list in a buffer of its own, made under the lock. Handing out the registry's own buffer let a
+    /// reader iterate it while a delete removed from it in place: Swift's copy-on-write orders the two only through
+    /// the buffer's reference count, which ThreadSanitizer cannot see (it reported persist() against delete()).
+    public var instances: [ServiceInstance] { registry.withLock { $0.map { $0 } } }
 
     public func instance(_ id: String) -> ServiceInstance? { registry.withLock { r in r.first { $0.id == id } } }
 
