@@ -40,8 +40,9 @@ enum SourceWiring {
         var wired = Wired(source: src)
         switch c.input {
         case .demo(let options):
-            // A live run that draws: 8 frames up front (7 were seen in flight with a recording, by gdb).
-            DemoFeeder(options: options, framesUpFront: c.draws && c.input.isLive ? 8 : 2)
+            // A live run that draws for an output: 8 frames up front (7 were seen in flight with a recording, by
+            // gdb). A service instance with only its preview draws while watched only: it keeps few in flight.
+            DemoFeeder(options: options, framesUpFront: c.drawsForOutputs && c.input.isLive ? 8 : 2)
                 .attach(to: src, live: c.input.isLive)
         case .uri(let uri, _):
             bs_set_string(src, "uri", uri)

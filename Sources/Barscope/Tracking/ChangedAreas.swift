@@ -50,7 +50,7 @@ final class ChangedAreas: Sendable {
             guard s.width == luma.width, s.height == luma.height, s.searches % wholeEvery != 0 else {
                 s.width = luma.width
                 s.height = luma.height
-                s.previous = Self.sample(luma)
+                Self.keep(luma, in: &s.previous)
                 s.hotUntil = [Int](repeating: 0, count: blocks)
                 return nil
             }
@@ -74,7 +74,7 @@ final class ChangedAreas: Sendable {
         }
     }
 
-    /// Each block's mean absolute difference between `luma` and `previous` (its every other row, as `sample` keeps
+    /// Each block's mean absolute difference between `luma` and `previous` (its every other row, as `keep` keeps
     /// it), and `previous` replaced by `luma`'s rows. Pixel by pixel, not by statistics: bars that moved along keep
     /// their block's mean and contrast, not its pixels.
     static func blockDifferences(_ luma: LumaImage, previous: inout [UInt8], columns: Int, rows: Int) -> [Int] {
@@ -114,16 +114,17 @@ final class ChangedAreas: Sendable {
         return differences
     }
 
-    /// Every other row of `luma`, as `blockDifferences` compares them.
-    static func sample(_ luma: LumaImage) -> [UInt8] {
-        var kept = [UInt8](repeating: 0, count: ((luma.height + 1) / 2) * luma.width)
+    /// Every other row of `luma` into `kept`, as `blockDifferences` compares them (the buffer is reused while the
+    /// frame size stays).
+    static func keep(_ luma: LumaImage, in kept: inout [UInt8]) {
+        let count = ((luma.height + 1) / 2) * luma.width
+        if kept.count != count { kept = [UInt8](repeating: 0, count: count) }
         let src = luma.base.assumingMemoryBound(to: UInt8.self)
         kept.withUnsafeMutableBufferPointer { out in
             for y in stride(from: 0, to: luma.height, by: 2) {
                 (out.baseAddress! + (y / 2) * luma.width).update(from: src + y * luma.stride, count: luma.width)
             }
         }
-        return kept
     }
 
     /// The blocks within `by` blocks of a set one.
@@ -158,16 +159,17 @@ final class ChangedAreas: Sendable {
                 y0 = min(y0, y)
                 x1 = max(x1, x + 1)
                 y1 = max(y1, y + 1)
-                for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                    let nx = x + dx
-                    let ny = y + dy
-                    guard nx >= 0, nx < columns, ny >= 0, ny < rows else { continue }
-                    let j = ny * columns + nx
+                // The four neighbours, without an array of offsets per block.
+                func visit(_ j: Int) {
                     if set[j] && !seen[j] {
                         seen[j] = true
                         stack.append(j)
                     }
                 }
+                if x + 1 < columns { visit(i + 1) }
+                if x > 0 { visit(i - 1) }
+                if y + 1 < rows { visit(i + columns) }
+                if y > 0 { visit(i - columns) }
             }
             boxes.append(PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
         }
