@@ -68,7 +68,11 @@ let package = Package(
             name: "BarscopeElement",
             dependencies: ["Barscope", "CBarscope", "CBarscopePlugin", "CCairo", "CGStreamer", "CGStreamerVideo"]),
         // CCairo: the accuracy tests rotate their pictures with cairo, apart from the reader's own transforms.
-        .testTarget(name: "BarscopeTests", dependencies: ["Barscope", "CKafka", "CCairo"]),
+        .testTarget(
+            name: "BarscopeTests",
+            dependencies: [
+                "Barscope", "CKafka", "CCairo", "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CBarscope",
+            ]),
         // What the tests loosen under a sanitizer (scripts/test --sanitize).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CTestRTSPServer", dependencies: ["CGStreamerRTSPServer"], path: "Tests/CTestRTSPServer"),

@@ -99,6 +99,23 @@ import Testing
         }
     }
 
+    /// Bars cut by the image's edge (a rescan's region that ends inside the code) end at the edge: the lines past
+    /// it are not judged. Sampled with the edge row repeated, they ran on to the refiner's limit, 168 px past the
+    /// bars in a fast clip's rescans.
+    @Test func barsCutByTheImageEdgeEndThere() {
+        let pixels = Self.code(degrees: 0)
+        // The image's rows from y 55 on: the bars (45...80) run off its top.
+        let cut = Array(pixels[(55 * 200)...])
+        cut.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: 200, height: 65, stride: 200)
+            let (top, bottom) = BarEdgeRefiner.barEnds(
+                in: image, mid: Point(50, 7), unit: Point(1, 0), vUnit: Point(0, 1), from: 0, to: 100, within: 5,
+                limit: 200)
+            #expect(top >= -7.5 && top < -6, "the bars' top at \(top) (the image's edge is at -7)")
+            #expect(abs(bottom - 18) < 1.5, "the bars' bottom at \(bottom), not 18")
+        }
+    }
+
     /// Hits on a line through the bars' middle: the centre stays where it is.
     @Test func aCentreOnTheBarsStays() {
         let pixels = Self.code(degrees: 0)

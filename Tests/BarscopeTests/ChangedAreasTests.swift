@@ -86,6 +86,34 @@ import Testing
         #expect(got.count == 1 && got[0].intersects(patch) && got[0].width >= patch.width, "\(got)")
     }
 
+    /// A code read in this frame explains the change where it is: a patch that moved within a known code's area is
+    /// not searched; a patch that comes beside it is, and the known area's blocks are left out of its read.
+    @Test func aKnownCodesOwnMotionIsNotSearched() throws {
+        let changes = ChangedAreas(wholeEvery: 100)
+        _ = Self.areas(changes, Self.frame(seed: 1))
+        let code = PixelRect(x: 200, y: 100, width: 96, height: 64)
+        let known = [code.expanded(by: 24)]
+        func search(_ pixels: [UInt8]) -> [PixelRect]? {
+            pixels.withUnsafeBytes {
+                changes.areas(
+                    in: LumaImage(base: $0.baseAddress!, width: Self.width, height: Self.height, stride: Self.width),
+                    known: known)
+            }
+        }
+        #expect(search(Self.frame(seed: 2, patch: code)) == [], "the known code's own change was searched")
+        // Another patch comes 160 px to the right: it alone is read.
+        let other = PixelRect(x: 456, y: 100, width: 64, height: 64)
+        var both = Self.frame(seed: 3, patch: code)
+        for y in other.y..<other.maxY {
+            for x in other.x..<other.maxX { both[y * Self.width + x] = 0 }
+        }
+        let got = try #require(search(both))
+        #expect(got.count == 1 && got[0].intersects(other) && !got[0].contains(Point(240, 130)), "\(got)")
+        // Without the code known, both are read.
+        let plain = try #require(Self.areas(changes, Self.frame(seed: 4)))
+        #expect(plain.contains { $0.intersects(code) }, "\(plain)")
+    }
+
     @Test func aNewFrameSizeStartsAgainWhole() {
         let changes = ChangedAreas(wholeEvery: 100)
         _ = Self.areas(changes, Self.frame(seed: 1))

@@ -175,6 +175,41 @@ import Testing
     }
 }
 
+extension ScanPoolTests {
+    /// Frames that come in a burst, as a network stream's do, are all scanned when the workers reach them in time:
+    /// a live lane bounds each frame's wait (two of its stream's frame times), not how many wait. Ten frames come
+    /// 33 ms apart (30 frames/s), then four at once while the one worker is busy for 20 ms with another stream's
+    /// frame; none is dropped. A count of two waiting dropped two of them with the worker idle a moment later.
+    @Test func aBurstOfFramesIsKeptWhenScannedInTime() throws {
+        let samples = try Self.frames(4)
+        let pool = ScanPool(workers: 1)
+        let busy = DispatchSemaphore(value: 0)
+        let other = pool.open(name: "other", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) { _, _ in
+            busy.signal()
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let tally = Tally()
+        let camera = pool.open(name: "camera", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) {
+            tally.scan($0, $1)
+        }
+        for n in 0..<10 {
+            camera.submit(samples.job(n))
+            Thread.sleep(forTimeInterval: 1.0 / 30)
+        }
+        camera.waitIdle()
+        other.submit(samples.job(0))
+        #expect(busy.wait(timeout: .now() + 10) == .success)
+        for n in 10..<14 { camera.submit(samples.job(n)) }
+        camera.waitIdle()
+        other.waitIdle()
+        let c = camera.counts
+        camera.close()
+        other.close()
+        #expect(c.submitted == 14 && c.dropped == 0 && c.scanned == 14, "\(c)")
+        #expect(tally.scanned.load() == 14)
+    }
+}
+
 /// The decoder-thread rule, on a real decodebin: the video decoder it plugs gets the threads given.
 @Suite struct DecoderThreadsTests {
     @Test func decodersGetTheirShareOfTheCores() throws {

@@ -363,12 +363,22 @@ enum BarEdgeRefiner {
             return (0, 0)
         }
         let half = value(strongest) / 2
+        // A line that leaves the image is not judged: its samples would repeat the image's edge row (a rescan's
+        // region that cuts through the bars would make them run on to the limit).
+        func onImage(_ d: Int) -> Bool {
+            let o = Point(mid.x + vUnit.x * Double(d), mid.y + vUnit.y * Double(d))
+            return [s0, s1].allSatisfy { t in
+                let x = o.x + unit.x * t
+                let y = o.y + unit.y * t
+                return x >= 0 && y >= 0 && x <= Double(image.width) && y <= Double(image.height)
+            }
+        }
         // Out from the strongest line each way, to the first line under half: the edge is where the contrast
         // crosses half, between that line and the one before it.
         func edge(_ step: Int) -> Double {
             var d = strongest
-            while abs(d + step) <= limit, value(d + step) >= half { d += step }
-            guard abs(d + step) <= limit else { return Double(d) + 0.5 * Double(step) }
+            while abs(d + step) <= limit, onImage(d + step), value(d + step) >= half { d += step }
+            guard abs(d + step) <= limit, onImage(d + step) else { return Double(d) + 0.5 * Double(step) }
             let inside = value(d)
             let outside = value(d + step)
             let f = inside > outside ? (inside - half) / (inside - outside) : 0.5

@@ -20,7 +20,7 @@ public enum DemoClip {
         guard let src = pipeline.child("src"), let enc = pipeline.child("enc"), let out = pipeline.child("out") else {
             return
         }
-        DemoFeeder(options: o).attach(to: src, live: false)
+        DemoFeeder(options: o, format: .bgrx).attach(to: src, live: false)
         setProperty(enc, "speed-preset", "superfast")
         if o.bitrate > 0 {
             // Constant bitrate, as a camera's stream is: a low one smears bars and modules.
@@ -77,7 +77,7 @@ public enum DemoClip {
         guard let src = pipeline.child("src"), let enc = pipeline.child("enc"), let out = pipeline.child("out") else {
             return
         }
-        DemoFeeder(options: o).attach(to: src, live: false)
+        DemoFeeder(options: o, format: .bgrx).attach(to: src, live: false)
         configure(enc, o)
         bs_set_string(out, "location", path)
         try pipeline.playToEnd()

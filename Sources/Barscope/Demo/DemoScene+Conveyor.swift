@@ -90,6 +90,9 @@ extension DemoScene {
             return out
         }
 
+        /// The belt's band across the frame: what moves (rollers, parcels and their labels) is inside it.
+        var band: PixelRect { PixelRect(x: 0, y: top - 2 * module, width: size.width, height: box.height + 4 * module) }
+
         /// The belt and the boxes, under the labels.
         func render(frame n: Int, on cr: OpaquePointer) {
             cairo_set_source_rgb(cr, 0.16, 0.16, 0.17)

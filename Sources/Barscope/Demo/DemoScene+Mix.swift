@@ -123,6 +123,19 @@ extension DemoScene {
             ]
         }
 
+        /// What `render` changes: each card in view, with its antialiased edge (the blur stays inside the card's
+        /// box grown by 2).
+        func foregroundAreas(frame n: Int) -> [PixelRect] {
+            codes.filter { n >= $0.appears }.map { c in
+                let o = origin(c, frame: n)
+                let x = Int(o.x.rounded(.down))
+                let y = Int(o.y.rounded(.down))
+                return PixelRect(
+                    x: x - 3, y: y - 3, width: Int(c.card.width.rounded(.up)) + 7,
+                    height: Int(c.card.height.rounded(.up)) + 7)
+            }
+        }
+
         /// Draws every code in view, antialiased (fractional modules), then blurs each card when asked.
         func render(frame n: Int, on cr: OpaquePointer) {
             cairo_save(cr)

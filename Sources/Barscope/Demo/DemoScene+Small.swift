@@ -251,6 +251,13 @@ extension DemoScene {
             }
         }
 
+        /// What `render` and `blur` change: each card's box, grown by its blur's reach and a pixel of antialiasing.
+        func foregroundAreas(frame n: Int) -> [PixelRect] {
+            zip(codes, placements(frame: n, viewfinder: nil)).map { c, placed in
+                placed.cardRect.expanded(by: Int((3 * c.blur).rounded(.up)) + 3)
+            }
+        }
+
         /// Blurs each card's region of a BGRx frame with its code's Gaussian (the lens and the focus), then adds
         /// the looks' noise there (the same grey in the three channels: a luma noise), new in every frame.
         func blur(frame n: Int, data: UnsafeMutableRawPointer, stride: Int) {

@@ -56,6 +56,8 @@ public struct DemoScene: Sendable {
     let belt: Belt?
     let small: SmallCodes?
     let mix: Mix?
+    /// Where the frame's caption is drawn (`foregroundAreas`).
+    let captionArea: PixelRect
 
     /// - Parameters:
     ///   - seed: the small-codes scene's texts and looks (the other scenes are always the same).
@@ -69,6 +71,7 @@ public struct DemoScene: Sendable {
             kind == .small || kind == .hard
             ? SmallCodes(size: size, seed: seed, looks: kind == .hard ? .hard : .small) : nil
         self.mix = kind == .mix ? Mix(size: size, mix: mix) : nil
+        captionArea = Self.captionArea(size: size)
         let region = Viewfinder().region(in: size)
         viewfinderRegion = region
         let inside = region ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
@@ -220,6 +223,42 @@ public struct DemoScene: Sendable {
         cairo_set_font_size(cr, fontSize)
         cairo_move_to(cr, fontSize * 0.6, Double(size.height) - fontSize * 0.6)
         cairo_show_text(cr, String(format: "barscope demo  frame %05d", n))
+    }
+
+    /// Where frame `n` may differ from the background: every pixel `renderForeground` draws, blurs or adds noise
+    /// to is inside one of these (they may overlap, and are clipped to the frame). A source then copies the
+    /// background and converts only these areas.
+    public func foregroundAreas(frame n: Int) -> [PixelRect] {
+        var areas = [captionArea]
+        if let belt {
+            areas.append(belt.band)
+        } else if let small {
+            areas += small.foregroundAreas(frame: n)
+        } else if let mix {
+            areas += mix.foregroundAreas(frame: n)
+        } else {
+            areas += placements(frame: n).map(\.cardRect)
+        }
+        let frame = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        return areas.compactMap { $0.clipped(to: frame) }
+    }
+
+    /// The frame caption's area: under its text's widest form (a capital W for each digit), with room for its
+    /// antialiased edge.
+    static func captionArea(size: Size) -> PixelRect {
+        let fontSize = max(10, Double(size.height) / 50)
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1)
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)
+        defer { cairo_destroy(cr) }
+        cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_set_font_size(cr, fontSize)
+        var extents = cairo_text_extents_t()
+        cairo_text_extents(cr, "barscope demo  frame WWWWW", &extents)
+        let left = Int((fontSize * 0.6 + min(0, extents.x_bearing)).rounded(.down)) - 2
+        let right = Int((fontSize * 0.6 + max(extents.x_advance, extents.x_bearing + extents.width)).rounded(.up)) + 2
+        let top = Int((Double(size.height) - fontSize * 0.6 + extents.y_bearing).rounded(.down)) - 2
+        return PixelRect(x: left, y: top, width: right - left, height: size.height - top)
     }
 
     /// Renders frame `n` into BGRx memory (cairo's RGB24 on little-endian machines).

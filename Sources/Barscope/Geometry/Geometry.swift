@@ -88,6 +88,15 @@ extension PixelRect {
         x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
     }
     /// The smallest rectangle holding both.
+    /// The part inside `bounds`, nil if none.
+    public func clipped(to bounds: PixelRect) -> PixelRect? {
+        let x0 = max(x, bounds.x)
+        let y0 = max(y, bounds.y)
+        let x1 = min(maxX, bounds.maxX)
+        let y1 = min(maxY, bounds.maxY)
+        return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+
     public func union(_ other: PixelRect) -> PixelRect {
         let x0 = min(x, other.x)
         let y0 = min(y, other.y)

@@ -7,8 +7,9 @@ import Foundation
 ///
 /// Each run registers a `ScanLane`. Workers pick lanes round robin (one frame from each lane that has one waiting,
 /// then again), so a busy stream cannot starve the others: under overload every stream is served the same number of
-/// frames. A live lane holds the two newest frames waiting: a frame that arrives while two wait pushes out the older
-/// (dropped whole and counted), so a live frame never waits longer than two of its own stream's frame times.
+/// frames. A live lane bounds a frame's wait in time: a frame that has waited two of its stream's frame times is
+/// dropped (whole, and counted) once a newer frame of its stream waits behind it. Frames that come in a burst (a
+/// network stream's, a decoder's) are all kept, as long as the workers reach them in time.
 /// A file's lane never drops: `submit` waits for room, and the file's decoder waits with it.
 ///
 /// The threads exist only while some lane is open: with nothing running, the process has no scanning thread.
@@ -28,6 +29,8 @@ public final class ScanPool: @unchecked Sendable {
         public let frame: Int
         public let ptsNs: UInt64?
         public let sample: OpaquePointer
+        /// When it was handed over (a live lane bounds how long it waits).
+        var arrived = ContinuousClock.now
         public init(frame: Int, ptsNs: UInt64?, sample: OpaquePointer) {
             self.frame = frame
             self.ptsNs = ptsNs
@@ -135,8 +138,12 @@ public final class ScanPool: @unchecked Sendable {
     /// While another stream has handed over a frame in the last second, no stream holds more than all workers but
     /// one: a scan that hangs can never take the whole pool.
     private func next() -> (ScanLane, Job, ContinuousClock.Instant)? {
+        var shed: [OpaquePointer] = []
         condition.lock()
-        defer { condition.unlock() }
+        defer {
+            condition.unlock()
+            shed.forEach { gst_sample_unref($0) }
+        }
         while true {
             if lanes.isEmpty {
                 running -= 1
@@ -155,6 +162,8 @@ public final class ScanPool: @unchecked Sendable {
                     let othersBusy = recent.contains { $0 !== lane }
                     let cap = min(pass == 0 ? fairShare : lane.maxInFlight, othersBusy ? max(1, workers - 1) : workers)
                     guard !lane.waiting.isEmpty, lane.inFlight < cap else { continue }
+                    // Frames that waited past their bound give way to the newer one behind them.
+                    shed += lane.shed(now)
                     if lanes.count > 1, lane.inFlight > 0, lane.stalled(now) {
                         heldByStall = true
                         continue
@@ -199,10 +208,13 @@ public final class ScanPool: @unchecked Sendable {
 ///
 /// Sendable: its state is guarded by the pool's condition.
 public final class ScanLane: @unchecked Sendable {
-    /// Frames a live lane holds waiting: the newest two. One more than one absorbs the bursts of many streams'
-    /// searches landing on the workers at once (measured: 5 live 1080p streams dropped 8-11 % of their frames with one
-    /// while the process used 1.7-1.8 of its 2 cores); a frame still waits at most two frames' time of its own stream.
-    static let liveDepth = 2
+    /// How long a live frame may wait for a worker, in its stream's frame times. A bound in frames, not in time
+    /// alone, keeps a slow stream's frames (a 5 frames/s camera's) from being dropped behind a long search of another
+    /// stream; one in time, not a count of frames waiting, keeps the frames of a burst (three at once from a network
+    /// stream, which a count of two dropped with the cores half idle).
+    static let liveWaitFrames = 2.0
+    /// A live lane never holds more frames than this waiting (a burst that outruns the bound's time).
+    static let liveMostWaiting = 8
 
     public let name: String
     public let live: Bool
@@ -224,6 +236,9 @@ public final class ScanLane: @unchecked Sendable {
     var started: [ContinuousClock.Instant] = []
     /// When a frame was last handed over (a lane that has not had one for a second leaves the workers to others).
     var lastSubmit: ContinuousClock.Instant? = nil
+    /// The stream's time between frames, in seconds, as they arrive (a running mean: a burst and the gap before it
+    /// average out to the frame rate).
+    private var frameInterval: Double? = nil
     private var closed = false
     let meter = BusyMeter()
 
@@ -246,18 +261,13 @@ public final class ScanLane: @unchecked Sendable {
         self.process = process
     }
 
-    /// Hands a frame over; takes over the sample's reference. Live: never waits (the oldest of `liveDepth` frames
-    /// still waiting is dropped for this newer one). File: waits while `maxInFlight` frames of this lane are waiting or being scanned.
+    /// Hands a frame over; takes over the sample's reference. Live: never waits (frames waiting past their bound
+    /// are dropped for this newer one). File: waits while `maxInFlight` frames of this lane are waiting or being
+    /// scanned.
     public func submit(_ job: ScanPool.Job) {
         let c = pool.condition
         c.lock()
-        var droppedSample: OpaquePointer? = nil
-        if live {
-            if waiting.count >= ScanLane.liveDepth {
-                droppedSample = waiting.removeFirst().sample
-                dropped += 1
-            }
-        } else {
+        if !live {
             while waiting.count + inFlight >= maxInFlight && !closed { c.wait() }
         }
         if closed {
@@ -265,12 +275,38 @@ public final class ScanLane: @unchecked Sendable {
             gst_sample_unref(job.sample)
             return
         }
+        var job = job
+        job.arrived = .now
+        if live, let last = lastSubmit {
+            let gap = min(2, max(0.001, seconds(job.arrived - last)))
+            frameInterval = frameInterval.map { $0 + (gap - $0) / 16 } ?? gap
+        }
         submitted += 1
-        lastSubmit = .now
+        lastSubmit = job.arrived
         waiting.append(job)
+        let droppedSamples = live ? shed(job.arrived) : []
         c.broadcast()
         c.unlock()
-        if let droppedSample { gst_sample_unref(droppedSample) }
+        droppedSamples.forEach { gst_sample_unref($0) }
+    }
+
+    /// A live lane's frames that waited past the bound while a newer one waits behind them, or that overflow the
+    /// most it holds: taken out and counted; the caller releases them outside the lock. Under `pool.condition`.
+    func shed(_ now: ContinuousClock.Instant) -> [OpaquePointer] {
+        guard live else { return [] }
+        let bound = ScanLane.liveWaitFrames * (frameInterval ?? 1)
+        var out: [OpaquePointer] = []
+        while waiting.count > 1,
+            waiting.count > ScanLane.liveMostWaiting || seconds(now - waiting[0].arrived) > bound
+        {
+            out.append(waiting.removeFirst().sample)
+            dropped += 1
+        }
+        return out
+    }
+
+    private func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
     /// Returns when every frame handed over has been scanned (or dropped).

@@ -238,7 +238,14 @@ final class ScanStage: @unchecked Sendable {
         let n = searchNumber.add(1, ordering: .relaxed).oldValue
         let small2D =
             small2DInView.load(ordering: .relaxed) || n % max(1, parts.configuration.trackedSmall2DEvery) == 0
-        let areas = changes?.areas(in: luma)
+        // The codes known before, where they should be now, first: what they explain is not searched again.
+        var known: [Detection] = []
+        if changes != nil {
+            known = TrackedRegions.rescan(
+                luma, around: searches.predicted(for: sequence, waiting: false), mapping: mapping, viewfinder: region,
+                with: scanner)
+        }
+        let areas = changes?.areas(in: luma, known: knownAreas(known, mapping))
         var candidates: [Detection] = []
         var exact: [Detection] = []
         for area in areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)] {
@@ -250,25 +257,32 @@ final class ScanStage: @unchecked Sendable {
         }
         if small2D { small2DInView.store(!exact.isEmpty, ordering: .relaxed) }
         zbar.setKinds(.all)
-        var found = exact
-        func add(_ more: [Detection]) {
-            for d in more
-            where !found.contains(where: { $0.type == d.type && $0.data == d.data && $0.bounds.intersects(d.bounds) }) {
-                found.append(d)
-            }
+        var found = known
+        func isFound(_ d: Detection) -> Bool {
+            found.contains { $0.type == d.type && $0.data == d.data && $0.bounds.intersects(d.bounds) }
         }
-        // Placed to a line spacing or two: a tight region around each is enough.
-        let around = candidates.map { Expected(detection: $0, hasVelocity: true, framesSince: 0, speed: 2) }
-        add(TrackedRegions.rescan(luma, around: around, mapping: mapping, viewfinder: region, with: scanner))
-        if areas != nil {
-            // Not searched where nothing changed: the codes known before, where they should be now (the frames
-            // after a search track what it found).
-            let known = searches.predicted(for: sequence).filter { e in
-                !found.contains { $0.type == e.detection.type && $0.data == e.detection.data }
-            }
-            add(TrackedRegions.rescan(luma, around: known, mapping: mapping, viewfinder: region, with: scanner))
+        for d in exact where !isFound(d) { found.append(d) }
+        // Placed to a line spacing or two: a tight region around each is enough (none for a code already read).
+        let around = candidates.filter { !isFound($0) }.map {
+            Expected(detection: $0, hasVelocity: true, framesSince: 0, speed: 2)
+        }
+        for d in TrackedRegions.rescan(luma, around: around, mapping: mapping, viewfinder: region, with: scanner)
+        where !isFound(d) {
+            found.append(d)
         }
         return found
+    }
+
+    /// Where the codes read are in the searched image's pixels, with their quiet zones (10 modules of a 1D code,
+    /// 4 of a QR code's: an eighth of the code's length, and a few pixels, covers them).
+    private func knownAreas(_ known: [Detection], _ mapping: CropMapping) -> [PixelRect] {
+        known.map { d in
+            let b = d.bounds
+            let grow = max(b.width, b.height) / 8 + 4
+            return PixelRect(
+                x: b.x - mapping.offsetX - grow, y: b.y - mapping.offsetY - grow, width: b.width + 2 * grow,
+                height: b.height + 2 * grow)
+        }
     }
 
     /// One area's reads for a search: the candidates (1D codes along sparse lines and 2D codes at half size, in

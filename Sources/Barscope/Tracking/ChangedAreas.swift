@@ -8,8 +8,10 @@ import Foundation
 /// the search before's by more than `threshold` levels a pixel on average (every other row compared; each block
 /// kept for `keepSearches` searches, so that a code blurred while it moved is read once it settles), grown by
 /// `margin` blocks for its quiet zones; the codes already known are rescanned where they should be, as between
-/// searches. A picture that changed over half its area is searched whole. A code the gated searches missed where
-/// nothing changes any more is found at the next whole search.
+/// searches. A change a known code explains is not searched: the blocks inside a code read in this frame (it is
+/// there, and nothing else can be), and a change inside where it was read at the search before (it moved away) does
+/// not make a block hot. A picture that changed over half its area is searched whole. A code the gated searches
+/// missed where nothing changes any more is found at the next whole search.
 ///
 /// Sendable: the state is behind a lock (searches of one stream may run on two workers at once).
 final class ChangedAreas: Sendable {
@@ -27,6 +29,8 @@ final class ChangedAreas: Sendable {
         /// The search number up to which each block stays searched.
         var hotUntil: [Int] = []
         var searches = 0
+        /// The codes read at the search before (`known`).
+        var known: [PixelRect] = []
     }
     private let state = Locked(State())
 
@@ -38,14 +42,17 @@ final class ChangedAreas: Sendable {
     }
 
     /// The areas (the image's pixels) this search reads: nil for the whole frame, empty when nothing changed.
-    func areas(in luma: LumaImage) -> [PixelRect]? {
+    /// - Parameter known: where the codes read in this frame are (the image's pixels, with their quiet zones).
+    func areas(in luma: LumaImage, known: [PixelRect] = []) -> [PixelRect]? {
         let columns = (luma.width + Self.block - 1) / Self.block
         let rows = (luma.height + Self.block - 1) / Self.block
         let blocks = columns * rows
+        let inKnown = Self.blocksInside(known, columns: columns, rows: rows)
         // Under the lock: the rows kept are the search before's (a millisecond's work at 1080p; a stream's searches
         // seldom overlap).
         let hot: [Bool]? = state.withLock { s in
             s.searches += 1
+            defer { s.known = known }
             // The first search, a new frame size, and every wholeEvery-th: the whole frame.
             guard s.width == luma.width, s.height == luma.height, s.searches % wholeEvery != 0 else {
                 s.width = luma.width
@@ -57,8 +64,8 @@ final class ChangedAreas: Sendable {
             let differences = Self.blockDifferences(luma, previous: &s.previous, columns: columns, rows: rows)
             var hot = [Bool](repeating: false, count: blocks)
             for i in 0..<blocks {
-                if differences[i] > threshold { s.hotUntil[i] = s.searches + keepSearches - 1 }
-                hot[i] = s.hotUntil[i] >= s.searches
+                if differences[i] > threshold && !inKnown[i] { s.hotUntil[i] = s.searches + keepSearches - 1 }
+                hot[i] = s.hotUntil[i] >= s.searches && !inKnown[i]
             }
             return hot
         }
@@ -112,6 +119,22 @@ final class ChangedAreas: Sendable {
             }
         }
         return differences
+    }
+
+    /// The blocks wholly inside one of `rects`.
+    static func blocksInside(_ rects: [PixelRect], columns: Int, rows: Int) -> [Bool] {
+        var inside = [Bool](repeating: false, count: columns * rows)
+        for r in rects {
+            let x0 = max(0, (r.x + block - 1) / block)
+            let y0 = max(0, (r.y + block - 1) / block)
+            let x1 = min(columns, r.maxX / block)
+            let y1 = min(rows, r.maxY / block)
+            guard x1 > x0, y1 > y0 else { continue }
+            for y in y0..<y1 {
+                for x in x0..<x1 { inside[y * columns + x] = true }
+            }
+        }
+        return inside
     }
 
     /// Every other row of `luma` into `kept`, as `blockDifferences` compares them (the buffer is reused while the

@@ -208,11 +208,13 @@ final class SearchBoard: @unchecked Sendable {
     }
 
     /// Where each known code should be in frame `sequence`.
-    func predicted(for sequence: Int) -> [Expected] {
+    /// - Parameter waiting: wait for the first search's results (a frame between searches); a search itself takes
+    ///   what is known already.
+    func predicted(for sequence: Int, waiting: Bool = true) -> [Expected] {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: 5)
-        while !searched && !ended {
+        while waiting && !searched && !ended {
             if !condition.wait(until: deadline) { break }
         }
         return codes.filter { $0.sequence < sequence }.map { c in
