@@ -103,8 +103,8 @@ import Testing
                 + " ! video/x-raw,format=I420,colorimetry=\(converter.colorimetry) ! appsink name=yuv sync=false")
         defer { p.setState(GST_STATE_NULL) }
         p.setState(GST_STATE_PLAYING)
-        let rgb = try #require(gst_app_sink_try_pull_sample(bs_app_sink(try #require(p.child("rgb"))), 10_000_000_000))
-        let yuv = try #require(gst_app_sink_try_pull_sample(bs_app_sink(try #require(p.child("yuv"))), 10_000_000_000))
+        let rgb = try #require(gst_app_sink_try_pull_sample(bs_app_sink(p.child("rgb")), 10_000_000_000))
+        let yuv = try #require(gst_app_sink_try_pull_sample(bs_app_sink(p.child("yuv")), 10_000_000_000))
         defer {
             gst_sample_unref(rgb)
             gst_sample_unref(yuv)
@@ -130,7 +130,9 @@ import Testing
         }
         let theirs = withLumaPlane(of: yuv) { luma, _ -> [UInt8] in
             (0..<height).flatMap { row in
-                Array(UnsafeBufferPointer(start: luma.base.assumingMemoryBound(to: UInt8.self) + row * luma.stride, count: width))
+                Array(
+                    UnsafeBufferPointer(
+                        start: luma.base.assumingMemoryBound(to: UInt8.self) + row * luma.stride, count: width))
             }
         }
         let gst = try #require(theirs)

@@ -34,8 +34,13 @@ final class ChangedAreas: Sendable {
     }
     private let state = Locked(State())
 
-    init(wholeEvery: Int, threshold: Int = 8, keepSearches: Int = 3, margin: Int = 2) {
+    /// Which of every `wholeEvery` searches reads the whole frame (streams started together search whole on
+    /// different frames).
+    let phase: Int
+
+    init(wholeEvery: Int, phase: Int = 0, threshold: Int = 8, keepSearches: Int = 3, margin: Int = 2) {
         self.wholeEvery = max(1, wholeEvery)
+        self.phase = phase
         self.threshold = threshold
         self.keepSearches = max(1, keepSearches)
         self.margin = max(0, margin)
@@ -54,7 +59,7 @@ final class ChangedAreas: Sendable {
             s.searches += 1
             defer { s.known = known }
             // The first search, a new frame size, and every wholeEvery-th: the whole frame.
-            guard s.width == luma.width, s.height == luma.height, s.searches % wholeEvery != 0 else {
+            guard s.width == luma.width, s.height == luma.height, (s.searches + phase) % wholeEvery != 0 else {
                 s.width = luma.width
                 s.height = luma.height
                 Self.keep(luma, in: &s.previous)

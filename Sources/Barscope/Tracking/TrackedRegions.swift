@@ -225,6 +225,14 @@ final class SearchBoard: @unchecked Sendable {
             let steps = Double(c.sequence - p.sequence)
             let now = c.detection.center
             let v = Point((now.x - p.center.x) / steps, (now.y - p.center.y) / steps)
+            // Moved more than its own size a frame: not motion that rescans can follow, but a jump (a cut, a
+            // camera turned, a clip played again from its start). Its velocity would send the prediction across the
+            // frame and the widened read over most of it (150 ms a frame at 1080p for a cut's five codes): it is
+            // looked for around where it was last seen, as a code seen once.
+            let b = c.detection.bounds
+            guard (v.x * v.x + v.y * v.y).squareRoot() <= Double(max(b.width, b.height)) else {
+                return Expected(detection: c.detection, hasVelocity: false, framesSince: since)
+            }
             var shifted = c.detection
             shifted.polygon = shifted.polygon.map { Point($0.x + v.x * Double(since), $0.y + v.y * Double(since)) }
             shifted.bounds = Bounds(enclosing: shifted.polygon)

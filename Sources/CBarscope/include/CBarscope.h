@@ -6,10 +6,15 @@
 
 #include <gst/gst.h>
 #include <malloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <gst/app/app.h>
 #include <gst/video/video.h>
 // cairo_t only travels through the draw signal here; its definition comes from the CCairo module.
 typedef struct _cairo cairo_t;
+
+// syscall() is varargs: the calling thread's id (Linux's setpriority takes it for one thread's nice value).
+static inline int bs_thread_id(void) { return (int)syscall(SYS_gettid); }
 
 // Field-access macros (GST_BUFFER_PTS, GST_MESSAGE_TYPE, ...) are not importable.
 static inline GstClockTime bs_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
