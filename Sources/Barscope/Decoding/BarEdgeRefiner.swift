@@ -367,11 +367,12 @@ enum BarEdgeRefiner {
         // region that cuts through the bars would make them run on to the limit).
         func onImage(_ d: Int) -> Bool {
             let o = Point(mid.x + vUnit.x * Double(d), mid.y + vUnit.y * Double(d))
-            return [s0, s1].allSatisfy { t in
+            func inside(_ t: Double) -> Bool {
                 let x = o.x + unit.x * t
                 let y = o.y + unit.y * t
                 return x >= 0 && y >= 0 && x <= Double(image.width) && y <= Double(image.height)
             }
+            return inside(s0) && inside(s1)
         }
         // Out from the strongest line each way, to the first line under half: the edge is where the contrast
         // crosses half, between that line and the one before it.

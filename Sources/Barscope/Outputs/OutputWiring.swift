@@ -96,8 +96,8 @@ enum OutputWiring {
     /// A live recording's encoder gives way to the scanner when they compete for the cores: the recording queue's
     /// streaming thread lowers its own priority before its first event reaches x264enc, and the threads x264 starts
     /// when the caps come inherit it (a thread's nice value passes to the threads it creates). Events are the
-    /// product, the recording their evidence: on 2 cores, 2 demo streams recording each passed 100 ms p95 latency
-    /// with the encoders at the scanner's priority. The queue absorbs what the encoder defers (a second of frames).
+    /// product, the recording their evidence; the queue absorbs what the encoder defers (a second of frames). (Its
+    /// effect is not measured apart: 2 demo streams recording held with it, and in an earlier run without it.)
     static func encodeBelowTheScanner(_ queue: UnsafeMutablePointer<GstElement>) {
         guard let pad = gst_element_get_static_pad(queue, "src") else { return }
         defer { gst_object_unref(pad) }

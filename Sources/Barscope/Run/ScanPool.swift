@@ -278,7 +278,7 @@ public final class ScanLane: @unchecked Sendable {
         var job = job
         job.arrived = .now
         if live, let last = lastSubmit {
-            let gap = min(2, max(0.001, seconds(job.arrived - last)))
+            let gap = min(2, max(0.001, (job.arrived - last).inSeconds))
             frameInterval = frameInterval.map { $0 + (gap - $0) / 16 } ?? gap
         }
         submitted += 1
@@ -297,16 +297,12 @@ public final class ScanLane: @unchecked Sendable {
         let bound = ScanLane.liveWaitFrames * (frameInterval ?? 1)
         var out: [OpaquePointer] = []
         while waiting.count > 1,
-            waiting.count > ScanLane.liveMostWaiting || seconds(now - waiting[0].arrived) > bound
+            waiting.count > ScanLane.liveMostWaiting || (now - waiting[0].arrived).inSeconds > bound
         {
             out.append(waiting.removeFirst().sample)
             dropped += 1
         }
         return out
-    }
-
-    private func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
     /// Returns when every frame handed over has been scanned (or dropped).
@@ -370,8 +366,7 @@ final class BusyMeter: @unchecked Sendable {
     private(set) var total = 0.0
 
     private func second(_ t: ContinuousClock.Instant) -> (Int, Double) {
-        let d = t - origin
-        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        let s = (t - origin).inSeconds
         return (Int(s), s)
     }
 

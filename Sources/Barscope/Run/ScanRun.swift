@@ -228,10 +228,7 @@ final class ScanRun: Sendable {
         -> Bool
     {
         let t0 = ContinuousClock.now
-        func seconds(_ i: ContinuousClock.Instant) -> Double {
-            let d = i - t0
-            return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-        }
+        func seconds(_ i: ContinuousClock.Instant) -> Double { (i - t0).inSeconds }
         var options = RunLoop.Options(inputName: configuration.input.description)
         if configuration.input.isLive {
             options.watchdogSeconds = configuration.watchdogSeconds

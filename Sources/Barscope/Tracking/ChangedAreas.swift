@@ -9,8 +9,8 @@ import Foundation
 /// kept for `keepSearches` searches, so that a code blurred while it moved is read once it settles), grown by
 /// `margin` blocks for its quiet zones; the codes already known are rescanned where they should be, as between
 /// searches. A change a known code explains is not searched: the blocks inside a code read in this frame (it is
-/// there, and nothing else can be), and a change inside where it was read at the search before (it moved away) does
-/// not make a block hot. A picture that changed over half its area is searched whole. A code the gated searches
+/// there, and nothing else can be) neither become hot nor are read. (Where a code was at the search before stays
+/// searched: another code can come where one left, as on a conveyor.) A picture that changed over half its area is searched whole. A code the gated searches
 /// missed where nothing changes any more is found at the next whole search.
 ///
 /// Sendable: the state is behind a lock (searches of one stream may run on two workers at once).
@@ -29,8 +29,6 @@ final class ChangedAreas: Sendable {
         /// The search number up to which each block stays searched.
         var hotUntil: [Int] = []
         var searches = 0
-        /// The codes read at the search before (`known`).
-        var known: [PixelRect] = []
     }
     private let state = Locked(State())
 
@@ -57,7 +55,6 @@ final class ChangedAreas: Sendable {
         // seldom overlap).
         let hot: [Bool]? = state.withLock { s in
             s.searches += 1
-            defer { s.known = known }
             // The first search, a new frame size, and every wholeEvery-th: the whole frame.
             guard s.width == luma.width, s.height == luma.height, (s.searches + phase) % wholeEvery != 0 else {
                 s.width = luma.width
