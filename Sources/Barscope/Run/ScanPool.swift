@@ -236,9 +236,11 @@ public final class ScanLane: @unchecked Sendable {
     var started: [ContinuousClock.Instant] = []
     /// When a frame was last handed over (a lane that has not had one for a second leaves the workers to others).
     var lastSubmit: ContinuousClock.Instant? = nil
-    /// The stream's time between frames, in seconds, as they arrive (a running mean: a burst and the gap before it
-    /// average out to the frame rate).
-    private var frameInterval: Double? = nil
+    /// When the stream's last frames arrived (at most `ScanLane.intervalWindow + 1`): its time between frames is
+    /// their span over their count, in which a burst and the gap before it average out to the frame rate. (A running
+    /// mean weighed the burst's own near-zero gaps most, and shrank the bound just as a burst came.)
+    private var arrivals: [ContinuousClock.Instant] = []
+    static let intervalWindow = 16
     private var closed = false
     let meter = BusyMeter()
 
@@ -277,9 +279,9 @@ public final class ScanLane: @unchecked Sendable {
         }
         var job = job
         job.arrived = .now
-        if live, let last = lastSubmit {
-            let gap = min(2, max(0.001, (job.arrived - last).inSeconds))
-            frameInterval = frameInterval.map { $0 + (gap - $0) / 16 } ?? gap
+        if live {
+            arrivals.append(job.arrived)
+            if arrivals.count > ScanLane.intervalWindow + 1 { arrivals.removeFirst() }
         }
         submitted += 1
         lastSubmit = job.arrived
@@ -294,7 +296,11 @@ public final class ScanLane: @unchecked Sendable {
     /// most it holds: taken out and counted; the caller releases them outside the lock. Under `pool.condition`.
     func shed(_ now: ContinuousClock.Instant) -> [OpaquePointer] {
         guard live else { return [] }
-        let bound = ScanLane.liveWaitFrames * (frameInterval ?? 1)
+        // Until two frames have come, a second between frames.
+        let interval =
+            arrivals.count > 1
+            ? min(2, max(0.001, (arrivals.last! - arrivals[0]).inSeconds / Double(arrivals.count - 1))) : 1
+        let bound = ScanLane.liveWaitFrames * interval
         var out: [OpaquePointer] = []
         while waiting.count > 1,
             waiting.count > ScanLane.liveMostWaiting || (now - waiting[0].arrived).inSeconds > bound
