@@ -116,6 +116,60 @@ import Testing
         }
     }
 
+    /// An EAN-13 of 1.4 to 1.5-px modules, tilted 11 degrees, of which ZBar's hits cover only 51 modules (its
+    /// halves come from different lines): the refiner walks out to the code's right end. Its 4-module spaces
+    /// measure 6 px and its thin bars 1 px, so a quiet zone of 6 of the thinnest bars stopped the walk inside the
+    /// code, 49 to 53 px short (as the small scene's EAN-13 boxes that ended 60 modules in: 20 of one clip's 90
+    /// frames, after H.264 at 1.4 px).
+    @Test(arguments: [(1.4, 0.7), (1.5, 0.0)])
+    func aCodesWideSpacesAreNotTakenForItsQuietZone(module: Double, offset: Double) throws {
+        let symbol = try EAN13.symbol("7648003861711")
+        let bars = symbol.modules[0]
+        let (u0, v0, v1) = (40 + offset, 45.0, 80.0)  // the bars' start along the code and their top and bottom
+        let u1 = u0 + Double(bars.count) * module
+        let a = -11 * Double.pi / 180
+        let (w, h) = (240, 150)
+        let (cx, cy) = (120.0, 75.0)
+        // The code's frame (u across the bars, v along them) to the image's, turned by `a` about (cx, cy).
+        func place(_ u: Double, _ v: Double) -> Point {
+            let (x, y) = (u - cx, v - 62)
+            return Point(x * cos(a) - y * sin(a) + cx, x * sin(a) + y * cos(a) + cy)
+        }
+        var pixels = [UInt8](repeating: 0, count: w * h)
+        for py in 0..<h {
+            for px in 0..<w {
+                var sum = 0.0
+                for sy in 0..<4 {
+                    for sx in 0..<4 {
+                        let x = Double(px) + (Double(sx) + 0.5) / 4 - cx
+                        let y = Double(py) + (Double(sy) + 0.5) / 4 - cy
+                        let u = x * cos(a) + y * sin(a) + cx
+                        let v = -x * sin(a) + y * cos(a) + 62
+                        let m = Int(((u - u0) / module).rounded(.down))
+                        let onBars = v >= v0 && v < v1 && m >= 0 && m < bars.count && bars[m]
+                        let onLabel = u >= u0 - 15 && u < u1 + 12 && v >= 35 && v < 95
+                        sum += onBars ? 70 : onLabel ? 185 : 40
+                    }
+                }
+                pixels[py * w + px] = UInt8(sum / 16)
+            }
+        }
+        pixels.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: w, height: h, stride: w)
+            let reported = [
+                place(u0, 50), place(u0, 70), place(u0 + 51 * module, 70),
+                place(u0 + 51 * module, 50),
+            ]
+            let box = BarEdgeRefiner.refine(reported, in: image, across: Point(cos(a), sin(a)))
+            for corner in [place(u0, v0), place(u0, v1), place(u1, v1), place(u1, v0)] {
+                let nearest = box.corners.map { $0.distance(to: corner) }.min() ?? .infinity
+                #expect(
+                    nearest < 3, "corner \(corner) of the bars: the box's nearest is \(nearest) px away, \(box.corners)"
+                )
+            }
+        }
+    }
+
     /// Hits on a line through the bars' middle: the centre stays where it is.
     @Test func aCentreOnTheBarsStays() {
         let pixels = Self.code(degrees: 0)

@@ -237,10 +237,12 @@ enum BarEdgeRefiner {
                 last > first
             else { continue }
             // ...then outward bar by bar while the light gap before the next bar is shorter than a quiet zone
-            // (6 of the narrowest bars: codes' widest inner space is 4 modules, their quiet zones at least 7).
+            // (6 modules: codes' widest inner space is 4 modules, their quiet zones at least 7).
             // The module width from the dark runs' lower quartile, not their minimum: a thin bar sampled across a
             // tilted, interpolated picture can measure a pixel short, and a quiet zone judged from it would stop
-            // at the first 4-module space inside the code.
+            // at the first 4-module space inside the code. At 1.5 modules a pixel the quartile is still a whole
+            // pixel short (1 for 1.4), so the module is also judged from the bars' and spaces' mean width, which
+            // is 1.4 to 1.8 modules in every 1D symbology's characters: the span over the runs, over 1.75.
             var runs: [Int] = []
             var run = 0
             for k in first...last {
@@ -252,12 +254,17 @@ enum BarEdgeRefiner {
                 }
             }
             if run > 0 { runs.append(run) }
-            let module = runs.isEmpty ? 1 : max(1, runs.sorted()[runs.count / 4])
-            let quiet = 6 * module
+            let quartile = runs.isEmpty ? 1 : max(1, runs.sorted()[runs.count / 4])
+            // (Spaces between the bars: one fewer than the bars. Too few runs say nothing about a mean.)
+            let elements = 2 * runs.count - 1
+            let meanWidth = elements >= 9 ? Double(last - first + 1) / Double(elements) / 1.75 : 0
+            // (At most twice the quartile: blur that merges bars makes the mean too wide, and a quiet zone judged
+            // from it would run through the label's margin onto the background.)
+            let quiet = 6 * max(Double(quartile), min(meanWidth, 2 * Double(quartile)))
             // Walking off the image before a quiet zone is complete: the code may go on past the edge.
             var offImage = false
             var k = first - 1
-            var gap = 0
+            var gap = 0.0
             while k >= 0 && gap < quiet {
                 if !inside[k] {
                     offImage = true
@@ -272,7 +279,7 @@ enum BarEdgeRefiner {
                 k -= 1
             }
             k = last + 1
-            gap = 0
+            gap = 0.0
             while k < count && gap < quiet {
                 if !inside[k] {
                     offImage = true
