@@ -50,8 +50,9 @@ public struct RunConfiguration: Sendable {
     /// a 1D code is crossed by many such lines at any module size ZBar reads at all.
     public var trackedSearchLines = 4
     /// Tracked mode: the full-size read for 2D codes too small for half size (modules under 2 px) runs at every
-    /// `trackedSmall2DEvery`-th search (a whole-frame ZBar pass, the search's dearest part): such a code is found
-    /// within that many searches, then tracked like any other. 1D codes of any size are looked for at every search.
+    /// `trackedSmall2DEvery`-th search on the areas that changed (the search's dearest part): such a code that comes
+    /// into view is found within that many searches, then tracked like any other. Over the whole frame it runs a
+    /// quarter at a time, at every other such search. 1D codes of any size are looked for at every search.
     public var trackedSmall2DEvery = 4
     /// Tracked mode: searches read only where the picture changed since the search before (and around the codes
     /// known), and the whole frame at every `trackedWholeSearchEvery`-th search (1: every search is whole). A code

@@ -20,6 +20,8 @@ final class ScanStage: @unchecked Sendable {
     /// read runs at every search while there are such codes, else at every `trackedSmall2DEvery`-th).
     private let searchNumber = Atomic<Int>(0)
     private let small2DInView = Atomic<Bool>(false)
+    /// Tracked mode: the band of the frame the next whole-frame small-2D read covers (`small2DBand`).
+    private let small2DBandNumber = Atomic<Int>(0)
     /// Tracked mode: where the picture changed since the search before (nil: every search reads the whole frame).
     private let changes: ChangedAreas?
     /// Tracked mode, live: the frame of each interval this stream searches on (0 for a file, whose reads must not
@@ -255,8 +257,8 @@ final class ScanStage: @unchecked Sendable {
             zbar.setDensity(1)
         }
         let n = searchNumber.add(1, ordering: .relaxed).oldValue
-        let small2D =
-            small2DInView.load(ordering: .relaxed) || n % max(1, parts.configuration.trackedSmall2DEvery) == 0
+        let small2DDue = n % max(1, parts.configuration.trackedSmall2DEvery) == 0
+        let small2D = small2DInView.load(ordering: .relaxed) || small2DDue
         // The codes known before, where they should be now, first: what they explain is not searched again.
         var known: [Detection] = []
         if changes != nil {
@@ -265,14 +267,38 @@ final class ScanStage: @unchecked Sendable {
                 with: scanner)
         }
         let areas = changes?.areas(in: luma, known: knownAreas(known, mapping))
+        // The whole frame's small-2D read costs more than the rest of a whole search (39 of 63 ms at 1080p), and a
+        // stream's search that took both held a worker 70-100 ms, while the other streams' frames waited for it and
+        // were dropped: after the first search it runs on the changed areas only, and on one band of the frame a
+        // search (below).
+        let wholeSmall2D = areas == nil && n == 0
         var candidates: [Detection] = []
         var exact: [Detection] = []
         for area in areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)] {
             guard let part = luma.cropped(to: area) else { continue }
             let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
-            let (c, e) = searchCandidates(part, mapping: offset, region: region, small2D: small2D, with: scanner)
+            let (c, e) = searchCandidates(
+                part, mapping: offset, region: region, small2D: small2D && (areas != nil || wholeSmall2D),
+                with: scanner)
             candidates += c
             exact += e
+        }
+        let every = max(1, parts.configuration.trackedSmall2DEvery)
+        if n % (2 * every) == every && changes != nil && areas != nil {
+            let band = small2DBand(of: luma)
+            // Codes that stand still where nothing changes are read one band at a time, at every other due search
+            // (the whole frame in 8 x trackedSmall2DEvery searches, 128 frames by default); the codes already found
+            // are painted over.
+            let offset = CropMapping(offsetX: mapping.offsetX, offsetY: mapping.offsetY + band.y)
+            let painted = (known + exact + candidates).map { d in
+                let b = d.bounds
+                return Bounds(x: b.x - offset.offsetX, y: b.y - offset.offsetY, width: b.width, height: b.height)
+            }
+            zbar.setKinds(.matrix)
+            zbar.setDensity(1)
+            if let part = luma.cropped(to: band) {
+                exact += readSmall2D(part, paintedOver: painted, mapping: offset, region: region, with: scanner)
+            }
         }
         if small2D { small2DInView.store(!exact.isEmpty, ordering: .relaxed) }
         zbar.setKinds(.all)
@@ -291,6 +317,20 @@ final class ScanStage: @unchecked Sendable {
         }
         return found
     }
+
+    /// Tracked mode's full-size read for small 2D codes over the whole frame, a band at a time: the frame's rows in
+    /// up to `small2DBands` bands, each grown by `small2DOverlap` rows on either side, so that every 2D code of up
+    /// to twice that height (64 modules under 2 px) lies wholly inside one (a frame under 256 rows is one band).
+    /// The next band in turn.
+    private func small2DBand(of luma: LumaImage) -> PixelRect {
+        let bands = max(1, min(Self.small2DBands, luma.height / (2 * Self.small2DOverlap)))
+        let k = small2DBandNumber.add(1, ordering: .relaxed).oldValue % bands
+        let y0 = max(0, k * luma.height / bands - Self.small2DOverlap)
+        let y1 = min(luma.height, (k + 1) * luma.height / bands + Self.small2DOverlap)
+        return PixelRect(x: 0, y: y0, width: luma.width, height: y1 - y0)
+    }
+    static let small2DBands = 4
+    static let small2DOverlap = 64
 
     /// Where the codes read are in the searched image's pixels, with their quiet zones (10 modules of a 1D code,
     /// 4 of a QR code's: an eighth of the code's length, and a few pixels, covers them).
@@ -316,30 +356,9 @@ final class ScanStage: @unchecked Sendable {
         zbar.setKinds(.matrix)
         zbar.setDensity(1)
         let half = scanner.readHalved(luma)
-        var masked = [UInt8](repeating: 0, count: small2D ? luma.width * luma.height : 0)
         let exact =
-            !small2D
-            ? []
-            : masked.withUnsafeMutableBytes { out -> [Detection] in
-                let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                for y in 0..<luma.height {
-                    (base + y * luma.width).update(
-                        from: (luma.base + y * luma.stride).assumingMemoryBound(to: UInt8.self), count: luma.width)
-                }
-                for d in half {
-                    let b = d.bounds
-                    let grow = max(8, min(b.width, b.height) / 4)
-                    let x0 = max(0, b.x - grow)
-                    let x1 = min(luma.width, b.x + b.width + grow)
-                    guard x1 > x0 else { continue }
-                    for y in max(0, b.y - grow)..<min(luma.height, b.y + b.height + grow) {
-                        (base + y * luma.width + x0).update(repeating: 255, count: x1 - x0)
-                    }
-                }
-                let view = LumaImage(
-                    base: UnsafeRawPointer(base), width: luma.width, height: luma.height, stride: luma.width)
-                return scanner.read(view, mapping: mapping, viewfinder: region)
-            }
+            small2D
+            ? readSmall2D(luma, paintedOver: half.map(\.bounds), mapping: mapping, region: region, with: scanner) : []
         coarse += half.map { d in
             var d = d
             d.polygon = d.polygon.map(mapping.toFrame)
@@ -347,6 +366,34 @@ final class ScanStage: @unchecked Sendable {
             return d
         }
         return (coarse, exact)
+    }
+
+    /// The 2D codes too small for half size, read at full size (ZBar's kinds must be `.matrix`) on a copy of `luma`
+    /// with `paintedOver` (the image's pixels: the codes already found) painted white, so that ZBar's QR stage,
+    /// which binarizes the whole image once it sees finder patterns, only runs when there is a code left to find.
+    private func readSmall2D(
+        _ luma: LumaImage, paintedOver: [Bounds], mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader
+    ) -> [Detection] {
+        var masked = [UInt8](repeating: 0, count: luma.width * luma.height)
+        return masked.withUnsafeMutableBytes { out -> [Detection] in
+            let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for y in 0..<luma.height {
+                (base + y * luma.width).update(
+                    from: (luma.base + y * luma.stride).assumingMemoryBound(to: UInt8.self), count: luma.width)
+            }
+            for b in paintedOver {
+                let grow = max(8, min(b.width, b.height) / 4)
+                let x0 = max(0, b.x - grow)
+                let x1 = min(luma.width, b.x + b.width + grow)
+                let y0 = max(0, b.y - grow)
+                let y1 = min(luma.height, b.y + b.height + grow)
+                guard x1 > x0, y1 > y0 else { continue }
+                for y in y0..<y1 { (base + y * luma.width + x0).update(repeating: 255, count: x1 - x0) }
+            }
+            let view = LumaImage(
+                base: UnsafeRawPointer(base), width: luma.width, height: luma.height, stride: luma.width)
+            return scanner.read(view, mapping: mapping, viewfinder: region)
+        }
     }
 
     /// After the run (every thread stopped): the open tracks close; frames scanned and codes seen.
