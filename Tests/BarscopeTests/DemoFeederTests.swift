@@ -92,6 +92,38 @@ import Testing
         }
     }
 
+    /// The conversion's eight-pixel SIMD lanes give the scalar loop's bytes: random colours (BT.601 and BT.709, an
+    /// odd width and height) converted whole against the same converted one 2x2 block at a time, which takes the
+    /// scalar loop only.
+    @Test(arguments: [(37, 11), (64, 720)])
+    func theSIMDLanesAreTheScalarLoop(width: Int, height: Int) {
+        let converter = I420Converter(height: height)
+        var rng = SystemRandomNumberGenerator()
+        let bgrx = (0..<(width * 4 * height)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
+        func converted(blockByBlock: Bool) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: width * height + 2 * cw * ch)
+            out.withUnsafeMutableBufferPointer { o in
+                let planes = I420Planes(
+                    y: o.baseAddress!, u: o.baseAddress! + width * height, v: o.baseAddress! + width * height + cw * ch,
+                    yStride: width, uStride: cw, vStride: cw)
+                let areas =
+                    blockByBlock
+                    ? stride(from: 0, to: height, by: 2).flatMap { y in
+                        stride(from: 0, to: width, by: 2).map { PixelRect(x: $0, y: y, width: 2, height: 2) }
+                    } : [PixelRect(x: 0, y: 0, width: width, height: height)]
+                for a in areas {
+                    converter.convert(bgrx, stride: width * 4, width: width, height: height, area: a, into: planes)
+                }
+            }
+            return out
+        }
+        let whole = converted(blockByBlock: false)
+        let scalar = converted(blockByBlock: true)
+        let differing = zip(whole, scalar).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(differing) of \(whole.count) bytes differ")
+    }
+
     /// The luma of GStreamer's own BGRx-to-I420 conversion (videoconvert, on its test pattern's colours and
     /// ramps), within a level: BT.601 up to 576 lines, BT.709 above, as the caps say.
     @Test(arguments: [(320, 240), (1280, 720)])

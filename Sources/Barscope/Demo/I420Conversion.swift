@@ -57,6 +57,11 @@ struct I420Converter: Sendable {
             let cb = planes.u + (y >> 1) * planes.uStride
             let cr = planes.v + (y >> 1) * planes.vStride
             var x = x0
+            // Eight pixels (four chroma samples) at a time, with the scalar loop's arithmetic to the bit.
+            while x + 8 <= x1 {
+                convertEight(row0 + x * 4, row1 + x * 4, luma0 + x, luma1 + x, cb + (x >> 1), cr + (x >> 1))
+                x += 8
+            }
             while x < x1 {
                 let right = min(x + 1, width - 1)
                 let a = luma(row0 + x * 4, into: luma0 + x)
@@ -72,6 +77,42 @@ struct I420Converter: Sendable {
             }
             y += 2
         }
+    }
+
+    /// Eight pixels of two rows (BGRx) to their luma and the four 2x2 blocks' chroma: as `convert`'s scalar loop,
+    /// in SIMD lanes (the demo source converts every drawn area of every frame: 12 % of 6 demo streams' CPU when
+    /// scalar).
+    @inline(__always)
+    private func convertEight(
+        _ p0: UnsafePointer<UInt8>, _ p1: UnsafePointer<UInt8>, _ y0: UnsafeMutablePointer<UInt8>,
+        _ y1: UnsafeMutablePointer<UInt8>, _ cb: UnsafeMutablePointer<UInt8>, _ cr: UnsafeMutablePointer<UInt8>
+    ) {
+        let top = UnsafeRawPointer(p0).loadUnaligned(as: SIMD32<UInt8>.self)
+        let bottom = UnsafeRawPointer(p1).loadUnaligned(as: SIMD32<UInt8>.self)
+        // BGRx BGRx ...: the even bytes are B and R in turn, the odd ones G and x.
+        let (topEven, topOdd, bottomEven, bottomOdd) = (top.evenHalf, top.oddHalf, bottom.evenHalf, bottom.oddHalf)
+        let r0 = SIMD8<Int32>(truncatingIfNeeded: topEven.oddHalf)
+        let g0 = SIMD8<Int32>(truncatingIfNeeded: topOdd.evenHalf)
+        let b0 = SIMD8<Int32>(truncatingIfNeeded: topEven.evenHalf)
+        let r1 = SIMD8<Int32>(truncatingIfNeeded: bottomEven.oddHalf)
+        let g1 = SIMD8<Int32>(truncatingIfNeeded: bottomOdd.evenHalf)
+        let b1 = SIMD8<Int32>(truncatingIfNeeded: bottomEven.evenHalf)
+        let (kr, kg, kb) = (Int32(yr), Int32(yg), Int32(yb))
+        let lumaOffset = SIMD8<Int32>(repeating: Int32((16 << 16) + (1 << 15)))
+        let l0 = (kr &* r0 &+ kg &* g0 &+ kb &* b0 &+ lumaOffset) &>> 16
+        let l1 = (kr &* r1 &+ kg &* g1 &+ kb &* b1 &+ lumaOffset) &>> 16
+        UnsafeMutableRawPointer(y0).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: l0), as: SIMD8<UInt8>.self)
+        UnsafeMutableRawPointer(y1).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: l1), as: SIMD8<UInt8>.self)
+        // Each block's sums: two pixels of each row.
+        let (r, g, b) = (r0 &+ r1, g0 &+ g1, b0 &+ b1)
+        let rs = r.evenHalf &+ r.oddHalf
+        let gs = g.evenHalf &+ g.oddHalf
+        let bs = b.evenHalf &+ b.oddHalf
+        let chromaOffset = SIMD4<Int32>(repeating: Int32((128 << 18) + (1 << 17)))
+        let u = Int32(ur) &* rs &+ Int32(ug) &* gs &+ Int32(ub) &* bs &+ chromaOffset
+        let v = Int32(vr) &* rs &+ Int32(vg) &* gs &+ Int32(vb) &* bs &+ chromaOffset
+        UnsafeMutableRawPointer(cb).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: u &>> 18), as: SIMD4<UInt8>.self)
+        UnsafeMutableRawPointer(cr).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v &>> 18), as: SIMD4<UInt8>.self)
     }
 
     /// Writes one pixel's luma; returns its colour.
