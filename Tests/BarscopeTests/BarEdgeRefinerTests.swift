@@ -170,6 +170,34 @@ import Testing
         }
     }
 
+    /// The fixed-point line sampler gives the contrast `bilinear`'s samples give, to a hundredth of a level (positions to 1/65536 px), on
+    /// lines at every angle across a code; a line that ends off the image is left to `bilinear`.
+    @Test func theLineSamplerIsBilinears() throws {
+        let pixels = Self.code(degrees: 7)
+        try pixels.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: 200, height: 120, stride: 200)
+            for degrees in stride(from: 0.0, to: 360, by: 13) {
+                let step = Point(cos(degrees * .pi / 180), sin(degrees * .pi / 180))
+                let start = Point(100.3 - 40 * step.x, 61.7 - 40 * step.y)
+                for every in [1, 3] {
+                    let count = 80 / every + 1
+                    let fast = try #require(
+                        BarEdgeRefiner.lineContrast(image, from: start, step: step, count: count, every: every))
+                    let samples = (0..<count).map { k in
+                        BarEdgeRefiner.bilinear(
+                            image, start.x + step.x * Double(k * every), start.y + step.y * Double(k * every))
+                    }
+                    let mean = samples.reduce(0, +) / Double(count)
+                    let sd = (samples.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(count)).squareRoot()
+                    #expect(sd > 20, "the line at \(degrees)° crosses no bars")
+                    #expect(abs(fast - sd) < 0.01, "at \(degrees)°, every \(every): \(fast) against \(sd)")
+                }
+            }
+            #expect(
+                BarEdgeRefiner.lineContrast(image, from: Point(150, 60), step: Point(1, 0), count: 60, every: 1) == nil)
+        }
+    }
+
     /// Hits on a line through the bars' middle: the centre stays where it is.
     @Test func aCentreOnTheBarsStays() {
         let pixels = Self.code(degrees: 0)
