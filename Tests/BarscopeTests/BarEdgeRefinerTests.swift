@@ -189,12 +189,32 @@ import Testing
                     }
                     let mean = samples.reduce(0, +) / Double(count)
                     let sd = (samples.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(count)).squareRoot()
-                    #expect(sd > 20, "the line at \(degrees)° crosses no bars")
+                    #expect(sd > 20, "the line at \(degrees)° has no contrast to judge")
                     #expect(abs(fast - sd) < 0.01, "at \(degrees)°, every \(every): \(fast) against \(sd)")
                 }
             }
             #expect(
                 BarEdgeRefiner.lineContrast(image, from: Point(150, 60), step: Point(1, 0), count: 60, every: 1) == nil)
+        }
+        // A line that ends a hair inside the image's last half pixel, where rounded steps carry the fixed point
+        // past it, on a ramp (8 levels a pixel across, 2 down): still bilinear's samples to the last.
+        let (w, h) = (24, 20)
+        let ramp = (0..<(w * h)).map { UInt8(8 * ($0 % w) + 2 * ($0 / w)) }
+        try ramp.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: w, height: h, stride: w)
+            for end in [Point(Double(w) - 0.5 - 1e-9, 9.3), Point(11.7, Double(h) - 0.5 - 1e-9)] {
+                let step = end.x > 20 ? Point(1, 0) : Point(0, 1)
+                let count = 17
+                let start = Point(end.x - step.x * Double(count - 1), end.y - step.y * Double(count - 1))
+                let fast = try #require(
+                    BarEdgeRefiner.lineContrast(image, from: start, step: step, count: count, every: 1))
+                let samples = (0..<count).map { k in
+                    BarEdgeRefiner.bilinear(image, start.x + step.x * Double(k), start.y + step.y * Double(k))
+                }
+                let mean = samples.reduce(0, +) / Double(count)
+                let sd = (samples.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(count)).squareRoot()
+                #expect(abs(fast - sd) < 0.01, "to the image's edge at \(end): \(fast) against \(sd)")
+            }
         }
     }
 

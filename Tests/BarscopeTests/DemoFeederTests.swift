@@ -98,8 +98,12 @@ import Testing
     @Test(arguments: [(37, 11), (64, 720)])
     func theSIMDLanesAreTheScalarLoop(width: Int, height: Int) {
         let converter = I420Converter(height: height)
-        var rng = SystemRandomNumberGenerator()
-        let bgrx = (0..<(width * 4 * height)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        // Fixed pseudo-random colours (a linear congruential sequence), the same on every run.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let bgrx = (0..<(width * 4 * height)).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
         let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
         func converted(blockByBlock: Bool) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: width * height + 2 * cw * ch)

@@ -446,7 +446,8 @@ enum BarEdgeRefiner {
     }
 
     /// The run of bars through `p` along `dir`: from the dark samples near `p`, outward bar by bar while the light
-    /// gap before the next bar is shorter than a quiet zone (6 of the narrowest bars, as `refine`). Its first and
+    /// gap before the next bar is shorter than a quiet zone (6 of the narrowest bars; `refine` also judges the
+    /// module from the bars' mean width, which this single-line walk does not yet). Its first and
     /// last dark pixels, or nil where there is too little contrast to tell bars from spaces.
     static func run(through p: Point, along dir: Point, quiet quietModules: Int = 6, in image: LumaImage) -> (
         Point, Point, offImage: Bool
@@ -555,11 +556,14 @@ enum BarEdgeRefiner {
         var sum = 0.0
         var squares = 0.0
         for _ in 0..<count {
-            // (Rounding the steps can carry the last sample a hair past the end: kept on the image.)
-            let xi = min(max(0, fx >> 16), image.width - 2)
-            let yi = min(max(0, fy >> 16), image.height - 2)
-            let ax = fx & 0xFFFF
-            let ay = fy & 0xFFFF
+            // (Rounding the steps can carry a sample a hair past the line's ends: the position, fraction and all,
+            // is kept on the image, as `bilinear` clamps it.)
+            let cx = min(max(fx, 0), (image.width - 1) << 16)
+            let cy = min(max(fy, 0), (image.height - 1) << 16)
+            let xi = min(cx >> 16, image.width - 2)
+            let yi = min(cy >> 16, image.height - 2)
+            let ax = cx - (xi << 16)  // up to 65536: the pixel right of xi
+            let ay = cy - (yi << 16)
             let p = base + yi * stride + xi
             let top = Int(p[0]) * (65536 - ax) + Int(p[1]) * ax
             let bottom = Int(p[stride]) * (65536 - ax) + Int(p[stride + 1]) * ax

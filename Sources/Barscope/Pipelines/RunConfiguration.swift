@@ -51,8 +51,9 @@ public struct RunConfiguration: Sendable {
     public var trackedSearchLines = 4
     /// Tracked mode: the full-size read for 2D codes too small for half size (modules under 2 px) runs at every
     /// `trackedSmall2DEvery`-th search on the areas that changed (the search's dearest part): such a code that comes
-    /// into view is found within that many searches, then tracked like any other. Over the whole frame it runs a
-    /// quarter at a time, at every other such search. 1D codes of any size are looked for at every search.
+    /// into view is found within that many searches, then tracked like any other. Over the whole frame it runs a band
+    /// at a time (up to 4, each grown by 64 rows), at every other such search. 1D codes of any size are looked for at
+    /// every search.
     public var trackedSmall2DEvery = 4
     /// Tracked mode: searches read only where the picture changed since the search before (and around the codes
     /// known), and the whole frame at every `trackedWholeSearchEvery`-th search (1: every search is whole). A code

@@ -17,11 +17,14 @@ final class ScanStage: @unchecked Sendable {
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
     /// Tracked mode: searches made so far, and whether the last full-size 2D read found a code (the full-size 2D
-    /// read runs at every search while there are such codes, else at every `trackedSmall2DEvery`-th).
+    /// read of the changed areas runs at every gated search while there are such codes, else at every
+    /// `trackedSmall2DEvery`-th).
     private let searchNumber = Atomic<Int>(0)
     private let small2DInView = Atomic<Bool>(false)
-    /// Tracked mode: the band of the frame the next whole-frame small-2D read covers (`small2DBand`).
+    /// Tracked mode: the band of the frame the next whole-frame small-2D read covers (`small2DBand`), and whether
+    /// one is due (it waits for a gated search: one that fell due on a whole search would take both).
     private let small2DBandNumber = Atomic<Int>(0)
+    private let small2DBandDue = Atomic<Bool>(false)
     /// Tracked mode: where the picture changed since the search before (nil: every search reads the whole frame).
     private let changes: ChangedAreas?
     /// Tracked mode, live: the frame of each interval this stream searches on (0 for a file, whose reads must not
@@ -269,9 +272,10 @@ final class ScanStage: @unchecked Sendable {
         let areas = changes?.areas(in: luma, known: knownAreas(known, mapping))
         // The whole frame's small-2D read costs more than the rest of a whole search (39 of 63 ms at 1080p), and a
         // stream's search that took both held a worker 70-100 ms, while the other streams' frames waited for it and
-        // were dropped: after the first search it runs on the changed areas only, and on one band of the frame a
-        // search (below).
-        let wholeSmall2D = areas == nil && n == 0
+        // were dropped: after the first search it runs on the changed areas only, and on one band of the frame at
+        // a gated search (below). (Every search whole, `trackedWholeSearchEvery` 1, keeps the whole-frame read: no
+        // search is gated. A frame that changed size mid-stream is searched whole without it; its bands follow.)
+        let wholeSmall2D = areas == nil && (n == 0 || changes == nil)
         var candidates: [Detection] = []
         var exact: [Detection] = []
         for area in areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)] {
@@ -284,23 +288,30 @@ final class ScanStage: @unchecked Sendable {
             exact += e
         }
         let every = max(1, parts.configuration.trackedSmall2DEvery)
-        if n % (2 * every) == every && changes != nil && areas != nil {
-            let band = small2DBand(of: luma)
+        if changes != nil && n % (2 * every) == every { small2DBandDue.store(true, ordering: .relaxed) }
+        let readBand = areas != nil && small2DBandDue.exchange(false, ordering: .relaxed)
+        if readBand {
+            let band = Self.small2DBand(
+                height: luma.height, turn: small2DBandNumber.add(1, ordering: .relaxed).oldValue)
             // Codes that stand still where nothing changes are read one band at a time, at every other due search
-            // (the whole frame in 8 x trackedSmall2DEvery searches, 128 frames by default); the codes already found
-            // are painted over.
+            // or the first gated search after it (the whole frame in about 8 x trackedSmall2DEvery searches, 128
+            // frames by default); the codes already found are painted over.
             let offset = CropMapping(offsetX: mapping.offsetX, offsetY: mapping.offsetY + band.y)
+            let rows = PixelRect(x: 0, y: band.y, width: luma.width, height: band.height)
             let painted = (known + exact + candidates).map { d in
                 let b = d.bounds
                 return Bounds(x: b.x - offset.offsetX, y: b.y - offset.offsetY, width: b.width, height: b.height)
             }
             zbar.setKinds(.matrix)
             zbar.setDensity(1)
-            if let part = luma.cropped(to: band) {
+            if let part = luma.cropped(to: rows) {
                 exact += readSmall2D(part, paintedOver: painted, mapping: offset, region: region, with: scanner)
             }
         }
-        if small2D { small2DInView.store(!exact.isEmpty, ordering: .relaxed) }
+        // (Only when a full-size 2D read ran: a whole search after the first reads none.)
+        if small2D && (areas != nil || wholeSmall2D) || readBand {
+            small2DInView.store(!exact.isEmpty, ordering: .relaxed)
+        }
         zbar.setKinds(.all)
         var found = known
         func isFound(_ d: Detection) -> Bool {
@@ -321,13 +332,13 @@ final class ScanStage: @unchecked Sendable {
     /// Tracked mode's full-size read for small 2D codes over the whole frame, a band at a time: the frame's rows in
     /// up to `small2DBands` bands, each grown by `small2DOverlap` rows on either side, so that every 2D code of up
     /// to twice that height (64 modules under 2 px) lies wholly inside one (a frame under 256 rows is one band).
-    /// The next band in turn.
-    private func small2DBand(of luma: LumaImage) -> PixelRect {
-        let bands = max(1, min(Self.small2DBands, luma.height / (2 * Self.small2DOverlap)))
-        let k = small2DBandNumber.add(1, ordering: .relaxed).oldValue % bands
-        let y0 = max(0, k * luma.height / bands - Self.small2DOverlap)
-        let y1 = min(luma.height, (k + 1) * luma.height / bands + Self.small2DOverlap)
-        return PixelRect(x: 0, y: y0, width: luma.width, height: y1 - y0)
+    /// The rows of the band for `turn` (0, 1, 2, ... in turn): the first row and the count.
+    static func small2DBand(height: Int, turn: Int) -> (y: Int, height: Int) {
+        let bands = max(1, min(small2DBands, height / (2 * small2DOverlap)))
+        let k = turn % bands
+        let y0 = max(0, k * height / bands - small2DOverlap)
+        let y1 = min(height, (k + 1) * height / bands + small2DOverlap)
+        return (y0, y1 - y0)
     }
     static let small2DBands = 4
     static let small2DOverlap = 64
