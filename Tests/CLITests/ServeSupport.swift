@@ -151,6 +151,15 @@ final class Service: @unchecked Sendable {
         return process.isRunning ? nil : process.terminationStatus
     }
 
+    /// SIGTERM, and an issue unless it exits 0, with the service's standard error (a sanitizer's report, which
+    /// sets the exit status, is there and nowhere else).
+    func expectCleanExit(sourceLocation: SourceLocation = #_sourceLocation) {
+        let status = terminate()
+        #expect(
+            status == 0, "exit \(status.map(String.init) ?? "none"); standard error: \(stderr.suffix(6000))",
+            sourceLocation: sourceLocation)
+    }
+
     func kill9() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

@@ -125,7 +125,7 @@ import Testing
         #expect(deleted.status == 200 && deleted.object["state"] as? String == "stopped", "\(deleted.text)")
         #expect(try Tool.framesIn(recording) > 10)
         #expect(try service.request("GET", "/v1/instances/\(demo)").status == 404)
-        #expect(service.terminate() == 0)
+        service.expectCleanExit()
         withExtendedLifetime(rtsp) {}
     }
 
@@ -169,7 +169,7 @@ import Testing
             "POST", "/v1/pipelines/file-annotate/instances", json: ["set": ["source.input": "/no/such/clip.mp4"]])
         expect(missing, 400, "/no/such/clip.mp4", "a missing file is refused alone")
         #expect(try service.request("GET", "/healthz").text == "ok\n")
-        #expect(service.terminate() == 0)
+        service.expectCleanExit()
     }
 
     @Test func aTokenIsNeededWhenGiven() throws {
@@ -181,7 +181,7 @@ import Testing
                 .status == 401)
         #expect(try service.request("GET", "/v1/pipelines").status == 200)
         #expect(!service.stderr.contains(token))
-        #expect(service.terminate() == 0)
+        service.expectCleanExit()
         // Elsewhere than loopback, no token: refused, one line, exit 2.
         let open = try Tool.run(["serve", "--listen", "0.0.0.0:0", "--state", Tool.folder.path + "/open-state"])
         #expect(open.status == 2 && open.stderr.contains("--token-file"), "\(open.stderr)")
@@ -203,10 +203,10 @@ import Testing
             #expect(s["state"] as? String == "playing", "\(id): \(s)")
         }
         // SIGTERM keeps them too (a systemd restart brings them back).
-        #expect(second.terminate() == 0)
+        second.expectCleanExit()
         let third = try Service(state: first.state)
         #expect(try third.waitFor(ids[0]) { ($0["state"] as? String) == "playing" }["state"] as? String == "playing")
-        #expect(third.terminate() == 0)
+        third.expectCleanExit()
     }
 
     /// Started as the systemd unit starts it: no terminal, no HOME, the state folder from STATE_DIRECTORY.
@@ -256,7 +256,7 @@ import Testing
         #expect(sockets.count == 1000)
         #expect(try service.request("GET", "/healthz", timeout: 10).status == 200)
         #expect(try service.request("GET", "/v1/pipelines", timeout: 10).status == 200)
-        #expect(service.terminate() == 0)
+        service.expectCleanExit()
     }
 
     /// Create and delete, many times: memory, threads and descriptors stay flat.
@@ -283,7 +283,7 @@ import Testing
         #expect(after.threads <= before.threads + 2, "threads \(before.threads) -> \(after.threads)")
         #expect(after.fds <= before.fds + 4, "descriptors \(before.fds) -> \(after.fds)")
         #expect(Sanitizer.active || after.rssKB < before.rssKB + 20_000, "rss \(before.rssKB) -> \(after.rssKB) kB")
-        #expect(service.terminate() == 0)
+        service.expectCleanExit()
     }
 
     /// The RTSP server under one instance goes away: that instance reconnects (with backoff), the two others keep
@@ -331,7 +331,7 @@ import Testing
                 "\(demos[i]): \(before) then \(after) frames/s")
         }
         #expect((try service.request("GET", "/v1/instances/\(camera)").object["restarts"] as? Int ?? 0) >= 1)
-        #expect(service.terminate() == 0)
+        service.expectCleanExit()
     }
 
     /// A script test with curl, as the README's session does it.
@@ -355,6 +355,6 @@ import Testing
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationStatus == 0 && text == "ok\n", "\(text)")
-        #expect(service.terminate() == 0)
+        service.expectCleanExit()
     }
 }
