@@ -20,7 +20,9 @@ import Testing
         try p.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        // (The terminal carries the child's standard error too: a sanitizer's report, from its first line.)
+        let report = text.range(of: "WARNING: ThreadSanitizer").map { String(text[$0.lowerBound...].prefix(16000)) }
+        #expect(p.terminationStatus == 0, "\(report ?? String(text.suffix(2000)))")
         // Redrawn in place: carriage return and erase-line before each state of the bar.
         let redraws = text.components(separatedBy: "\r\u{1B}[K").dropFirst()
         #expect(redraws.count >= 3, "\(text.debugDescription)")

@@ -155,8 +155,12 @@ final class Service: @unchecked Sendable {
     /// sets the exit status, is there and nowhere else).
     func expectCleanExit(sourceLocation: SourceLocation = #_sourceLocation) {
         let status = terminate()
+        // From a sanitizer's first report on, if there is one (its end alone names neither access).
+        let text = stderr
+        let from = text.range(of: "WARNING: ThreadSanitizer")?.lowerBound ?? text.range(of: "ERROR: ")?.lowerBound
+        let shown = from.map { String(text[$0...].prefix(16000)) } ?? String(text.suffix(6000))
         #expect(
-            status == 0, "exit \(status.map(String.init) ?? "none"); standard error: \(stderr.suffix(6000))",
+            status == 0, "exit \(status.map(String.init) ?? "none"); standard error: \(shown)",
             sourceLocation: sourceLocation)
     }
 
