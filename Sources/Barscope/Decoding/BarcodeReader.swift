@@ -29,6 +29,8 @@ public final class BarcodeReader {
     private let hard: HardCodeReader?
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
+    /// `readPaintedOver`'s copy, kept likewise.
+    private var paintedBuffer: [UInt8] = []
     /// How much work the second passes may do on one image: a count of pixels, so that every machine reads the
     /// same codes, with a wall-clock guard that a working machine never reaches.
     public var secondPassBudget = SecondPassBudget()
@@ -147,6 +149,27 @@ public final class BarcodeReader {
             full.bounds = Bounds(enclosing: full.polygon)
             full.lengthAcrossBars = d.lengthAcrossBars.map { $0 * 2 }
             return full
+        }
+    }
+
+    /// Reads a copy of the image with `paintedOver` (the image's pixels: codes already found) painted white, each
+    /// grown by a quarter of its smaller side (at least 8 px) for its quiet zone: tracked mode's full-size read for
+    /// 2D codes too small for half size, so that ZBar's QR stage, which binarizes the whole image once it sees
+    /// finder patterns, runs only when there is a code left to find. The copy is kept from one call to the next.
+    func readPaintedOver(
+        _ image: LumaImage, paintedOver: [Bounds], mapping: CropMapping, viewfinder: PixelRect?
+    ) -> [Detection] {
+        image.compactCopy(into: &paintedBuffer) { copy, pixels in
+            for b in paintedOver {
+                let grow = max(8, min(b.width, b.height) / 4)
+                let x0 = max(0, b.x - grow)
+                let x1 = min(copy.width, b.x + b.width + grow)
+                let y0 = max(0, b.y - grow)
+                let y1 = min(copy.height, b.y + b.height + grow)
+                guard x1 > x0, y1 > y0 else { continue }
+                for y in y0..<y1 { (pixels + y * copy.width + x0).update(repeating: 255, count: x1 - x0) }
+            }
+            return read(copy, mapping: mapping, viewfinder: viewfinder)
         }
     }
 

@@ -21,14 +21,19 @@ public struct LumaImage {
     /// Copies the pixels into `buffer` with no row padding and lends that copy: for scanning small regions of a
     /// large frame, where ZBar would otherwise walk the whole stride.
     public func compactCopy<R>(into buffer: inout [UInt8], _ body: (LumaImage) -> R) -> R {
+        compactCopy(into: &buffer) { copy, _ in body(copy) }
+    }
+
+    /// The same, lending the copy's pixels to change too (rows of `width` bytes, no padding).
+    func compactCopy<R>(into buffer: inout [UInt8], _ body: (LumaImage, UnsafeMutablePointer<UInt8>) -> R) -> R {
         let count = width * height
         if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
         return buffer.withUnsafeMutableBytes { out in
             for y in 0..<height {
                 (out.baseAddress! + y * width).copyMemory(from: base + y * stride, byteCount: width)
             }
-            return body(
-                LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: width, height: height, stride: width))
+            let pixels = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return body(LumaImage(base: UnsafeRawPointer(pixels), width: width, height: height, stride: width), pixels)
         }
     }
 

@@ -276,14 +276,14 @@ final class ScanStage: @unchecked Sendable {
         // a gated search (below). (Every search whole, `trackedWholeSearchEvery` 1, keeps the whole-frame read: no
         // search is gated. A frame that changed size mid-stream is searched whole without it; its bands follow.)
         let wholeSmall2D = areas == nil && (n == 0 || changes == nil)
+        let small2DOnAreas = small2D && (areas != nil || wholeSmall2D)
         var candidates: [Detection] = []
         var exact: [Detection] = []
         for area in areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)] {
             guard let part = luma.cropped(to: area) else { continue }
             let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
             let (c, e) = searchCandidates(
-                part, mapping: offset, region: region, small2D: small2D && (areas != nil || wholeSmall2D),
-                with: scanner)
+                part, mapping: offset, region: region, small2D: small2DOnAreas, with: scanner)
             candidates += c
             exact += e
         }
@@ -305,11 +305,11 @@ final class ScanStage: @unchecked Sendable {
             zbar.setKinds(.matrix)
             zbar.setDensity(1)
             if let part = luma.cropped(to: rows) {
-                exact += readSmall2D(part, paintedOver: painted, mapping: offset, region: region, with: scanner)
+                exact += scanner.readPaintedOver(part, paintedOver: painted, mapping: offset, viewfinder: region)
             }
         }
         // (Only when a full-size 2D read ran: a whole search after the first reads none.)
-        if small2D && (areas != nil || wholeSmall2D) || readBand {
+        if small2DOnAreas || readBand {
             small2DInView.store(!exact.isEmpty, ordering: .relaxed)
         }
         zbar.setKinds(.all)
@@ -367,9 +367,10 @@ final class ScanStage: @unchecked Sendable {
         zbar.setKinds(.matrix)
         zbar.setDensity(1)
         let half = scanner.readHalved(luma)
+        // (ZBar's kinds are `.matrix` here: the full-size read is for 2D codes only.)
         let exact =
             small2D
-            ? readSmall2D(luma, paintedOver: half.map(\.bounds), mapping: mapping, region: region, with: scanner) : []
+            ? scanner.readPaintedOver(luma, paintedOver: half.map(\.bounds), mapping: mapping, viewfinder: region) : []
         coarse += half.map { d in
             var d = d
             d.polygon = d.polygon.map(mapping.toFrame)
@@ -377,34 +378,6 @@ final class ScanStage: @unchecked Sendable {
             return d
         }
         return (coarse, exact)
-    }
-
-    /// The 2D codes too small for half size, read at full size (ZBar's kinds must be `.matrix`) on a copy of `luma`
-    /// with `paintedOver` (the image's pixels: the codes already found) painted white, so that ZBar's QR stage,
-    /// which binarizes the whole image once it sees finder patterns, only runs when there is a code left to find.
-    private func readSmall2D(
-        _ luma: LumaImage, paintedOver: [Bounds], mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader
-    ) -> [Detection] {
-        var masked = [UInt8](repeating: 0, count: luma.width * luma.height)
-        return masked.withUnsafeMutableBytes { out -> [Detection] in
-            let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            for y in 0..<luma.height {
-                (base + y * luma.width).update(
-                    from: (luma.base + y * luma.stride).assumingMemoryBound(to: UInt8.self), count: luma.width)
-            }
-            for b in paintedOver {
-                let grow = max(8, min(b.width, b.height) / 4)
-                let x0 = max(0, b.x - grow)
-                let x1 = min(luma.width, b.x + b.width + grow)
-                let y0 = max(0, b.y - grow)
-                let y1 = min(luma.height, b.y + b.height + grow)
-                guard x1 > x0, y1 > y0 else { continue }
-                for y in y0..<y1 { (base + y * luma.width + x0).update(repeating: 255, count: x1 - x0) }
-            }
-            let view = LumaImage(
-                base: UnsafeRawPointer(base), width: luma.width, height: luma.height, stride: luma.width)
-            return scanner.read(view, mapping: mapping, viewfinder: region)
-        }
     }
 
     /// After the run (every thread stopped): the open tracks close; frames scanned and codes seen.

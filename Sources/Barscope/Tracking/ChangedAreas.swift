@@ -10,9 +10,10 @@ import Foundation
 /// `margin` blocks for its quiet zones; the codes already known are rescanned where they should be, as between
 /// searches. A change a known code explains is not searched: the blocks inside a code read in this frame (it is
 /// there, and nothing else can be) neither become hot nor are read. (Where a code was at the search before stays
-/// searched: another code can come where one left, as on a conveyor.) A picture that changed over half its area is searched whole. A code the gated searches
-/// missed where nothing changes any more is found at the next whole search (a 2D code of modules under 2 px, which
-/// only a full-size read finds, when the search's rolling band reaches it: `ScanStage.small2DBand`).
+/// searched: another code can come where one left, as on a conveyor.) A picture that changed over half its area is
+/// searched whole. A code the gated searches missed where nothing changes any more is found at the next whole search
+/// (a 2D code of modules under 2 px, which only a full-size read finds, when the search's rolling band reaches it:
+/// `ScanStage.small2DBand`).
 ///
 /// Sendable: the state is behind a lock (searches of one stream may run on two workers at once).
 final class ChangedAreas: Sendable {
