@@ -124,4 +124,58 @@ import Testing
         }
         #expect(got == nil)
     }
+
+    static func unexplained(
+        _ changes: ChangedAreas, _ pixels: [UInt8], explained: [PixelRect] = [], budget: Int? = nil
+    ) -> [PixelRect] {
+        pixels.withUnsafeBytes {
+            changes.unexplained(
+                in: LumaImage(base: $0.baseAddress!, width: width, height: height, stride: width),
+                explained: explained, budget: budget)
+        }
+    }
+
+    /// Between searches: a patch that came since the search before is found on the frame it comes, leaving the
+    /// search before's picture as it was (the next search still sees the patch come); what a known code explains is
+    /// left out; nothing is found before the first search or in noise.
+    @Test func aPatchThatComesBetweenSearchesIsFoundAtOnce() throws {
+        let changes = ChangedAreas(wholeEvery: 100)
+        let patch = PixelRect(x: 200, y: 100, width: 90, height: 60)
+        #expect(Self.unexplained(changes, Self.frame(seed: 1, patch: patch)).isEmpty, "no search yet")
+        _ = Self.areas(changes, Self.frame(seed: 1))
+        #expect(Self.unexplained(changes, Self.frame(seed: 2)).isEmpty, "noise alone changes nothing")
+        let got = Self.unexplained(changes, Self.frame(seed: 3, patch: patch))
+        #expect(got == [PixelRect(x: 160, y: 64, width: 176, height: 128)], "\(got)")
+        #expect(
+            Self.unexplained(changes, Self.frame(seed: 4, patch: patch)) == got, "the search before's picture moved")
+        #expect(
+            Self.unexplained(changes, Self.frame(seed: 5, patch: patch), explained: [patch.expanded(by: 24)]).isEmpty,
+            "a known code's change was searched")
+        #expect(Self.areas(changes, Self.frame(seed: 6, patch: patch)) == got, "the next search lost the patch")
+    }
+
+    /// Within the budget, the group of blocks that changed most first (a code that came changes every block it
+    /// covers); an edge that moved (a strip one block wide, as beside a moving card) is not read; a light switched
+    /// on changes too much and is left to the next search.
+    @Test func theMostChangedComesFirstWithinTheBudget() throws {
+        let changes = ChangedAreas(wholeEvery: 100)
+        _ = Self.areas(changes, Self.frame(seed: 1))
+        // A 64x64 patch (16 blocks changed, 64 with the margin) and a 48x48 one (9 changed, 49 with the margin):
+        // 100 blocks of budget take the larger, and leave too little for the other; an edge 4 px wide is never read.
+        let large = PixelRect(x: 256, y: 128, width: 64, height: 64)
+        var pixels = Self.frame(seed: 2, patch: large)
+        for y in 240..<288 {
+            for x in 64..<112 { pixels[y * Self.width + x] = 0 }
+        }
+        for y in 48..<176 {
+            for x in 514..<518 { pixels[y * Self.width + x] = 250 }
+        }
+        let got = Self.unexplained(changes, pixels, budget: 100)
+        #expect(got == [PixelRect(x: 224, y: 96, width: 128, height: 128)], "\(got)")
+        let both = Self.unexplained(changes, pixels)
+        #expect(both.count == 2 && both.contains { $0.contains(Point(80, 260)) }, "\(both)")
+        #expect(!both.contains { $0.contains(Point(516, 100)) }, "the edge was read: \(both)")
+        let darker = Self.frame(seed: 3).map { $0 &- 40 }
+        #expect(Self.unexplained(changes, darker).isEmpty, "the whole frame changed")
+    }
 }

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// Tracked mode and codes that come into view mid-stream: small 1D codes (1.5-pixel modules, too small for the
-/// half-size search) appearing one after another on a generated clip with truth must each be reported within a few
-/// frames of their appearance, and then read on nearly every frame.
+/// half-size search) appearing one after another between searches on a generated clip with truth must each be
+/// reported on the frame they appear, and then read on nearly every frame.
 @Suite(.serialized) struct TrackedAppearanceTests {
     static var options: DemoOptions {
         var o = DemoOptions(size: Size(width: 1280, height: 720), fps: 30, frames: 60)
@@ -44,8 +44,10 @@ import Testing
             let got = reported[text] ?? []
             let first = try #require(got.min(), "\(text) (from frame \(appears)) was never reported")
             print("\(text): appears at \(appears), first reported at \(first), read on \(got.count)/\(frames.count)")
-            // A search every 4th frame: found by the first search at or after its appearance.
-            #expect(first - appears <= 3, "\(text) appears at frame \(appears), first reported at \(first)")
+            // A search every 4th frame, and the codes appear 1, 2 and 3 frames after one (13, 26, 39): each is
+            // read on the frame it appears, where the picture changed and no known code explains it (the search
+            // after would find it up to 3 frames later).
+            #expect(first == appears, "\(text) appears at frame \(appears), first reported at \(first)")
             let after = frames.filter { $0 >= first }
             #expect(
                 Double(after.filter(got.contains).count) >= 0.9 * Double(after.count),

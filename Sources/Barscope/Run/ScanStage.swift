@@ -234,10 +234,32 @@ final class ScanStage: @unchecked Sendable {
         }
         // Between searches: around where each known code should be now (moved by its velocity), from whatever
         // earlier frames the workers have finished.
+        let expected = searches.predicted(for: job.sequence)
         let found = TrackedRegions.rescan(
-            luma, around: searches.predicted(for: job.sequence), mapping: mapping, viewfinder: region, with: scanner)
+            luma, around: expected, mapping: mapping, viewfinder: region, with: scanner)
         searches.publish(job.sequence, found, search: false)
-        return found
+        guard let changes else { return found }
+        // And where the picture changed since the search and nothing known explains it: a code that came into view
+        // since is read now, not at the next search.
+        // Explained: each code known, where it is now and was at the search, with the card or label it moves on
+        // (seen: a demo card's edge 56 px beyond its code, changed on every frame): grown by half its smaller side.
+        let since = job.sequence - search(for: job.sequence, interval: max(1, c.trackedInterval))
+        let explained = (found.map { ($0, 0.0) } + expected.map { ($0.detection, $0.speed) }).map { d, speed in
+            let b = d.bounds
+            let grow = max(24, min(b.width, b.height) / 2) + Int((speed * Double(since)).rounded(.up))
+            return PixelRect(
+                x: b.x - mapping.offsetX - grow, y: b.y - mapping.offsetY - grow, width: b.width + 2 * grow,
+                height: b.height + 2 * grow)
+        }
+        let areas = changes.unexplained(in: luma, explained: explained)
+        guard !areas.isEmpty else { return found }
+        // As a search reads them, the full-size read for small 2D codes included (the areas are small).
+        let (candidates, exact) = searchAreas(
+            luma, areas, mapping: mapping, region: region, small2D: [Bool](repeating: true, count: areas.count),
+            with: scanner)
+        let new = confirm(candidates, exact, besides: found, luma, mapping: mapping, region: region, with: scanner)
+        searches.publish(job.sequence, new, search: true)
+        return found + new
     }
 
     /// Tracked mode's search: every code in the frame, whatever its size, for as little work as that takes. It reads
@@ -277,16 +299,10 @@ final class ScanStage: @unchecked Sendable {
         // search is gated. A frame that changed size mid-stream is searched whole without it; its bands follow.)
         let wholeSmall2D = areas == nil && (n == 0 || changes == nil)
         let small2DOnAreas = small2D && (areas != nil || wholeSmall2D)
-        var candidates: [Detection] = []
-        var exact: [Detection] = []
-        for area in areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)] {
-            guard let part = luma.cropped(to: area) else { continue }
-            let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
-            let (c, e) = searchCandidates(
-                part, mapping: offset, region: region, small2D: small2DOnAreas, with: scanner)
-            candidates += c
-            exact += e
-        }
+        let searched = areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)]
+        var (candidates, exact) = searchAreas(
+            luma, searched, mapping: mapping, region: region,
+            small2D: [Bool](repeating: small2DOnAreas, count: searched.count), with: scanner)
         let every = max(1, parts.configuration.trackedSmall2DEvery)
         if changes != nil && n % (2 * every) == every { small2DBandDue.store(true, ordering: .relaxed) }
         let readBand = areas != nil && small2DBandDue.exchange(false, ordering: .relaxed)
@@ -313,12 +329,43 @@ final class ScanStage: @unchecked Sendable {
             small2DInView.store(!exact.isEmpty, ordering: .relaxed)
         }
         zbar.setKinds(.all)
+        return known + confirm(candidates, exact, besides: known, luma, mapping: mapping, region: region, with: scanner)
+    }
+
+    /// A search's reads of `areas` (the image's pixels): the candidates and the small 2D codes read at full size
+    /// (`searchCandidates`; in the areas `small2D` says), in full-frame pixels. Leaves ZBar reading every kind, on
+    /// every line.
+    private func searchAreas(
+        _ luma: LumaImage, _ areas: [PixelRect], mapping: CropMapping, region: PixelRect?, small2D: [Bool],
+        with scanner: BarcodeReader
+    ) -> (candidates: [Detection], exact: [Detection]) {
+        defer {
+            scanner.zbarScanner.setKinds(.all)
+            scanner.zbarScanner.setDensity(1)
+        }
+        var candidates: [Detection] = []
+        var exact: [Detection] = []
+        for (area, small2D) in zip(areas, small2D) {
+            guard let part = luma.cropped(to: area) else { continue }
+            let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
+            let (c, e) = searchCandidates(part, mapping: offset, region: region, small2D: small2D, with: scanner)
+            candidates += c
+            exact += e
+        }
+        return (candidates, exact)
+    }
+
+    /// The codes a search found besides those in `known`: the exact reads, and each candidate read again at full
+    /// size in a tight region (placed to a line spacing or two; none for a code already read).
+    private func confirm(
+        _ candidates: [Detection], _ exact: [Detection], besides known: [Detection], _ luma: LumaImage,
+        mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader
+    ) -> [Detection] {
         var found = known
         func isFound(_ d: Detection) -> Bool {
             found.contains { $0.type == d.type && $0.data == d.data && $0.bounds.intersects(d.bounds) }
         }
         for d in exact where !isFound(d) { found.append(d) }
-        // Placed to a line spacing or two: a tight region around each is enough (none for a code already read).
         let around = candidates.filter { !isFound($0) }.map {
             Expected(detection: $0, hasVelocity: true, framesSince: 0, speed: 2)
         }
@@ -326,7 +373,7 @@ final class ScanStage: @unchecked Sendable {
         where !isFound(d) {
             found.append(d)
         }
-        return found
+        return Array(found.dropFirst(known.count))
     }
 
     /// Tracked mode's full-size read for small 2D codes over the whole frame, a band at a time: the frame's rows in

@@ -13,7 +13,8 @@ import Foundation
 /// searched: another code can come where one left, as on a conveyor.) A picture that changed over half its area is
 /// searched whole. A code the gated searches missed where nothing changes any more is found at the next whole search
 /// (a 2D code of modules under 2 px, which only a full-size read finds, when the search's rolling band reaches it:
-/// `ScanStage.small2DBand`).
+/// `ScanStage.small2DBand`). The frames between searches compare with the search before's picture too
+/// (`unexplained`): a code that comes into view between searches is read on the frame it comes.
 ///
 /// Sendable: the state is behind a lock (searches of one stream may run on two workers at once).
 final class ChangedAreas: Sendable {
@@ -76,19 +77,74 @@ final class ChangedAreas: Sendable {
         guard let hot else { return nil }
         let grown = Self.dilate(hot, columns: columns, rows: rows, by: margin)
         guard grown.filter({ $0 }).count * 2 <= grown.count else { return nil }
-        return Self.rectangles(grown, columns: columns, rows: rows).compactMap { r in
-            let x0 = r.x * Self.block
-            let y0 = r.y * Self.block
-            let x1 = min(luma.width, (r.x + r.width) * Self.block)
-            let y1 = min(luma.height, (r.y + r.height) * Self.block)
-            return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+        return Self.rectangles(grown, columns: columns, rows: rows).compactMap { pixelRect($0, in: luma) }
+    }
+
+    /// Between searches: where the picture changed since the search before and nothing known explains it (a code
+    /// that came into view since), so that a code that appears is read on the frame it appears, not at the next
+    /// search (up to `trackedInterval - 1` frames later; the stock element reads it at once). Read-only: the
+    /// search before's rows stay for the next search. Every 4th row compared, half a search's work (a code that can
+    /// be read spans more than one block). Empty when nothing new changed or the first search has not kept its rows
+    /// yet. Only what came whole: changed blocks that span at least 2 blocks each way, 4 or more (a 2D code of 21
+    /// modules of 1 px spans two), not an edge that moved (a strip one block wide, as beside a moving card: a 1D code
+    /// under 16 px tall may lie within one row of blocks, and the next search finds it).
+    /// The groups of blocks that changed most come first, while the budget lasts (`budget` blocks; by default a
+    /// 16th of the frame, and at least 256 blocks, 64 Kpx, in a small frame, where codes are large): a cut, a light
+    /// switched on or a camera turned is left to the next search, a frame or three later, rather than read at great
+    /// cost on every frame before it.
+    /// - Parameter explained: where the codes are that this frame rescanned, and where they were at the search
+    ///   before (the image's pixels).
+    func unexplained(in luma: LumaImage, explained: [PixelRect], budget: Int? = nil) -> [PixelRect] {
+        let columns = (luma.width + Self.block - 1) / Self.block
+        let rows = (luma.height + Self.block - 1) / Self.block
+        let inExplained = Self.blocksInside(explained, columns: columns, rows: rows)
+        let hot: [Bool]? = state.withLock { s in
+            guard s.width == luma.width, s.height == luma.height, !s.previous.isEmpty else { return nil }
+            let differences = Self.blockDifferences(
+                luma, previous: &s.previous, columns: columns, rows: rows, rowStep: 4, update: false)
+            return differences.indices.map { differences[$0] > threshold && !inExplained[$0] }
         }
+        guard let hot, hot.contains(true) else { return [] }
+        let grown = Self.dilate(hot, columns: columns, rows: rows, by: margin)
+        // Most changed first: a code that came into view changes every block it covers.
+        let groups = Self.rectangles(grown, columns: columns, rows: rows).map { r in
+            var changed = 0
+            var (x0, y0, x1, y1) = (r.maxX, r.maxY, r.x, r.y)
+            for y in r.y..<r.maxY {
+                for x in r.x..<r.maxX where hot[y * columns + x] {
+                    changed += 1
+                    (x0, y0, x1, y1) = (min(x0, x), min(y0, y), max(x1, x + 1), max(y1, y + 1))
+                }
+            }
+            return (rect: r, changed: changed, solid: x1 - x0 >= 2 && y1 - y0 >= 2 && changed >= 4)
+        }
+        var left = budget ?? max(256, columns * rows / 16)
+        var chosen: [PixelRect] = []
+        let ranked = groups.filter(\.solid).sorted {
+            ($0.changed, -$0.rect.width * $0.rect.height) > ($1.changed, -$1.rect.width * $1.rect.height)
+        }
+        for g in ranked where g.rect.width * g.rect.height <= left {
+            left -= g.rect.width * g.rect.height
+            if let r = pixelRect(g.rect, in: luma) { chosen.append(r) }
+        }
+        return chosen
+    }
+
+    /// A rectangle of blocks in the image's pixels (nil when it lies outside).
+    private func pixelRect(_ r: PixelRect, in luma: LumaImage) -> PixelRect? {
+        let x0 = r.x * Self.block
+        let y0 = r.y * Self.block
+        let x1 = min(luma.width, (r.x + r.width) * Self.block)
+        let y1 = min(luma.height, (r.y + r.height) * Self.block)
+        return x1 > x0 && y1 > y0 ? PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
 
     /// Each block's mean absolute difference between `luma` and `previous` (its every other row, as `keep` keeps
-    /// it), and `previous` replaced by `luma`'s rows. Pixel by pixel, not by statistics: bars that moved along keep
-    /// their block's mean and contrast, not its pixels.
-    static func blockDifferences(_ luma: LumaImage, previous: inout [UInt8], columns: Int, rows: Int) -> [Int] {
+    /// it), over every `rowStep`-th row (even), and, with `update`, `previous` replaced by `luma`'s rows. Pixel by
+    /// pixel, not by statistics: bars that moved along keep their block's mean and contrast, not its pixels.
+    static func blockDifferences(
+        _ luma: LumaImage, previous: inout [UInt8], columns: Int, rows: Int, rowStep: Int = 2, update: Bool = true
+    ) -> [Int] {
         var differences = [Int](repeating: 0, count: columns * rows)
         let src = luma.base.assumingMemoryBound(to: UInt8.self)
         let w = luma.width
@@ -98,7 +154,7 @@ final class ChangedAreas: Sendable {
                 let y0 = by * block
                 let y1 = min(luma.height, y0 + block)
                 var samples = 0
-                for y in stride(from: y0, to: y1, by: 2) {
+                for y in stride(from: y0, to: y1, by: max(2, rowStep)) {
                     let row = src + y * luma.stride
                     let kept = old + (y / 2) * w
                     var x = 0
@@ -114,7 +170,7 @@ final class ChangedAreas: Sendable {
                         differences[by * columns + x / block] += abs(Int(row[x]) - Int(kept[x]))
                         x += 1
                     }
-                    kept.update(from: row, count: w)
+                    if update { kept.update(from: row, count: w) }
                     samples += 1
                 }
                 for bx in 0..<columns {
