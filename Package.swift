@@ -82,7 +82,7 @@ let package = Package(
                 "Barscope", "CGStreamer", "CGStreamerApp", "CBarscope", "CCairo", "CGStreamerRTSPServer",
                 "CTestRTSPServer", "TestSupport",
             ],
-            exclude: ["Goldens"]),
+            exclude: ["Goldens", "Frames"]),
         .testTarget(name: "CLITests", dependencies: ["Barscope", "TestSupport"]),
         .testTarget(
             name: "ElementTests",

