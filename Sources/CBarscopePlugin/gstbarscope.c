@@ -160,27 +160,40 @@ static gboolean gst_barscope_sink_event(GstBaseTransform *base, GstEvent *event)
 
 // Runtime state (the scanning threads, the tracker) lives from start to stop, as a gst-plugins-rs element's State:
 // an element that is made and never started costs nothing, and a restart begins clean.
+// `swift` is set and cleared under the object lock too: the element's last unref, and so its finalize, can come on
+// any thread (seen: a pool thread, after stop on the application's), ordered after stop by GLib's atomic refcount,
+// which ThreadSanitizer cannot see.
 static gboolean gst_barscope_start(GstBaseTransform *base) {
     GstBarscope *self = (GstBarscope *)base;
-    self->swift = barscope_swift_new(GST_VIDEO_FILTER(self));
+    void *swift = barscope_swift_new(GST_VIDEO_FILTER(self));
     SETTINGS_LOCK(self);
+    self->swift = swift;
     self->seen_generation = self->settings.generation - 1; // the first frame takes every setting
     SETTINGS_UNLOCK(self);
     return TRUE;
 }
 
+static void *gst_barscope_take_swift(GstBarscope *self) {
+    SETTINGS_LOCK(self);
+    void *swift = self->swift;
+    self->swift = NULL;
+    SETTINGS_UNLOCK(self);
+    return swift;
+}
+
 static gboolean gst_barscope_stop(GstBaseTransform *base) {
     GstBarscope *self = (GstBarscope *)base;
     barscope_swift_drain(self->swift);
-    barscope_swift_free(self->swift);
-    self->swift = NULL;
+    barscope_swift_free(gst_barscope_take_swift(self));
     return TRUE;
 }
 
 static void gst_barscope_finalize(GObject *object) {
     GstBarscope *self = (GstBarscope *)object;
-    barscope_swift_free(self->swift);
+    barscope_swift_free(gst_barscope_take_swift(self));
+    SETTINGS_LOCK(self);
     barscope_settings_clear(&self->settings);
+    SETTINGS_UNLOCK(self);
     G_OBJECT_CLASS(gst_barscope_parent_class)->finalize(object);
 }
 
