@@ -255,8 +255,7 @@ final class ScanStage: @unchecked Sendable {
         guard !areas.isEmpty else { return found }
         // As a search reads them, the full-size read for small 2D codes included (the areas are small).
         let (candidates, exact) = searchAreas(
-            luma, areas, mapping: mapping, region: region, small2D: [Bool](repeating: true, count: areas.count),
-            with: scanner)
+            luma, areas, mapping: mapping, region: region, small2D: true, with: scanner)
         let new = confirm(candidates, exact, besides: found, luma, mapping: mapping, region: region, with: scanner)
         searches.publish(job.sequence, new, search: true)
         return found + new
@@ -301,8 +300,7 @@ final class ScanStage: @unchecked Sendable {
         let small2DOnAreas = small2D && (areas != nil || wholeSmall2D)
         let searched = areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)]
         var (candidates, exact) = searchAreas(
-            luma, searched, mapping: mapping, region: region,
-            small2D: [Bool](repeating: small2DOnAreas, count: searched.count), with: scanner)
+            luma, searched, mapping: mapping, region: region, small2D: small2DOnAreas, with: scanner)
         let every = max(1, parts.configuration.trackedSmall2DEvery)
         if changes != nil && n % (2 * every) == every { small2DBandDue.store(true, ordering: .relaxed) }
         let readBand = areas != nil && small2DBandDue.exchange(false, ordering: .relaxed)
@@ -333,10 +331,9 @@ final class ScanStage: @unchecked Sendable {
     }
 
     /// A search's reads of `areas` (the image's pixels): the candidates and the small 2D codes read at full size
-    /// (`searchCandidates`; in the areas `small2D` says), in full-frame pixels. Leaves ZBar reading every kind, on
-    /// every line.
+    /// (`searchCandidates`, with `small2D`), in full-frame pixels. Leaves ZBar reading every kind, on every line.
     private func searchAreas(
-        _ luma: LumaImage, _ areas: [PixelRect], mapping: CropMapping, region: PixelRect?, small2D: [Bool],
+        _ luma: LumaImage, _ areas: [PixelRect], mapping: CropMapping, region: PixelRect?, small2D: Bool,
         with scanner: BarcodeReader
     ) -> (candidates: [Detection], exact: [Detection]) {
         defer {
@@ -345,7 +342,7 @@ final class ScanStage: @unchecked Sendable {
         }
         var candidates: [Detection] = []
         var exact: [Detection] = []
-        for (area, small2D) in zip(areas, small2D) {
+        for area in areas {
             guard let part = luma.cropped(to: area) else { continue }
             let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
             let (c, e) = searchCandidates(part, mapping: offset, region: region, small2D: small2D, with: scanner)
