@@ -43,7 +43,9 @@ final class RunMetrics: Sendable {
 
     /// Median and 95th percentile of arrival-to-results time.
     func latencyPercentiles() -> (p50: Double, p95: Double)? {
-        let samples = state.withLock { $0.samplesMs }.sorted()
+        // A fresh buffer, filled under the lock: handing the stored array out would share its storage with the
+        // next append on a worker thread, whose uniqueness check ThreadSanitizer cannot see through.
+        let samples = state.withLock { s in s.samplesMs.map { $0 } }.sorted()
         guard !samples.isEmpty else { return nil }
         func pick(_ q: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
         return (pick(0.5), pick(0.95))

@@ -235,16 +235,19 @@ final class ScanStage: @unchecked Sendable {
         // Between searches: around where each known code should be now (moved by its velocity), from whatever
         // earlier frames the workers have finished.
         let expected = searches.predicted(for: job.sequence)
-        let found = TrackedRegions.rescan(
+        let (found, cut) = TrackedRegions.rescanUnlessCut(
             luma, around: expected, mapping: mapping, viewfinder: region, with: scanner)
         searches.publish(job.sequence, found, search: false)
+        if cut { searches.forget(expected.map(\.detection), before: job.sequence) }
         guard let changes else { return found }
         // And where the picture changed since the search and nothing known explains it: a code that came into view
         // since is read now, not at the next search.
         // Explained: each code known, where it is now and was at the search, with the card or label it moves on
         // (seen: a demo card's edge 56 px beyond its code, changed on every frame): grown by half its smaller side.
         let since = job.sequence - search(for: job.sequence, interval: max(1, c.trackedInterval))
-        let explained = (found.map { ($0, 0.0) } + expected.map { ($0.detection, $0.speed) }).map { d, speed in
+        // (After a cut, where the codes were explains nothing: others may have come there.)
+        let explained = (found.map { ($0, 0.0) } + (cut ? [] : expected).map { ($0.detection, $0.speed) }).map {
+            d, speed in
             let b = d.bounds
             let grow = max(24, min(b.width, b.height) / 2) + Int((speed * Double(since)).rounded(.up))
             return PixelRect(
@@ -286,9 +289,11 @@ final class ScanStage: @unchecked Sendable {
         // The codes known before, where they should be now, first: what they explain is not searched again.
         var known: [Detection] = []
         if changes != nil {
-            known = TrackedRegions.rescan(
-                luma, around: searches.predicted(for: sequence, waiting: false), mapping: mapping, viewfinder: region,
-                with: scanner)
+            let expected = searches.predicted(for: sequence, waiting: false)
+            let cut: Bool
+            (known, cut) = TrackedRegions.rescanUnlessCut(
+                luma, around: expected, mapping: mapping, viewfinder: region, with: scanner)
+            if cut { searches.forget(expected.map(\.detection), before: sequence) }
         }
         let areas = changes?.areas(in: luma, known: knownAreas(known, mapping))
         // The whole frame's small-2D read costs more than the rest of a whole search (39 of 63 ms at 1080p), and a

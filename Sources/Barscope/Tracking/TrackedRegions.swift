@@ -21,57 +21,74 @@ enum TrackedRegions {
         _ luma: LumaImage, around known: [Expected], mapping: CropMapping,
         viewfinder: PixelRect?, with scanner: BarcodeReader
     ) -> [Detection] {
+        rescanUnlessCut(luma, around: known, mapping: mapping, viewfinder: viewfinder, with: scanner, cuts: false).found
+    }
+
+    /// A frame that lost at once every code of two or more seen a frame or two before, none of them found where it
+    /// should be (sparse lines, then every line): a cut, a camera turned, a clip played again from its start, the view
+    /// blocked. Rescanning around where the codes were, ever wider and every line for the frames until they are
+    /// forgotten, cannot find codes that went elsewhere, and costs most when every stream of a site sees the same
+    /// jump at once (20-40 ms a frame for 10 frames, on every worker, for a clip served to several streams); the
+    /// caller forgets them instead, and the next search or the changed areas between searches find what came.
+    static func rescanUnlessCut(
+        _ luma: LumaImage, around known: [Expected], mapping: CropMapping,
+        viewfinder: PixelRect?, with scanner: BarcodeReader, cuts: Bool = true
+    ) -> (found: [Detection], cut: Bool) {
         var found: [Detection] = []
         var scratch: [UInt8] = []
         defer { scanner.zbarScanner.setDensity(1) }
-        for (expected, area) in zip(known, regions(around: known, mapping: mapping, bounds: luma)) {
-            let code = expected.detection
-            func scan(_ area: PixelRect, density: (rows: Int, columns: Int)) -> Bool {
-                guard let part = luma.cropped(to: area) else { return false }
-                let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
-                scanner.zbarScanner.setDensity(rows: density.rows, columns: density.columns)
-                // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
-                // The region is not the viewfinder: only the viewfinder's own edges judge a cut code (below).
-                var got = part.compactCopy(into: &scratch) { scanner.read($0, mapping: offset, viewfinder: nil) }
-                if let viewfinder {
-                    got = got.compactMap { d in
-                        var d = d
-                        d.inViewfinder = viewfinder.contains(all: d.polygon)
-                        return Plausibility.cutByCrop(d, crop: viewfinder) ? nil : d
-                    }
+        func scan(_ area: PixelRect, for code: Detection, density: (rows: Int, columns: Int)) -> Bool {
+            guard let part = luma.cropped(to: area) else { return false }
+            let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
+            scanner.zbarScanner.setDensity(rows: density.rows, columns: density.columns)
+            // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
+            // The region is not the viewfinder: only the viewfinder's own edges judge a cut code (below).
+            var got = part.compactCopy(into: &scratch) { scanner.read($0, mapping: offset, viewfinder: nil) }
+            if let viewfinder {
+                got = got.compactMap { d in
+                    var d = d
+                    d.inViewfinder = viewfinder.contains(all: d.polygon)
+                    return Plausibility.cutByCrop(d, crop: viewfinder) ? nil : d
                 }
-                // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code
-                // from a handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
-                let expectedArea = Double(code.bounds.width * code.bounds.height)
-                let trusted = got.filter { Double($0.bounds.width * $0.bounds.height) >= 0.5 * expectedArea }
-                for d in trusted
-                where !found.contains(where: {
-                    $0.data == d.data && $0.type == d.type && $0.bounds.intersects(d.bounds)
-                }) {
-                    found.append(d)
-                }
-                return trusted.contains(where: { $0.data == code.data && $0.type == code.type })
             }
-            // Sparse lines first: a 1D code lying along an axis along it only, every 4th line (its box's ends and
-            // its bars' ends are found from the image, not from the lines); a 2D or tilted code both ways, every
-            // other line. The code not found that way: every line, both ways, once more.
+            // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code
+            // from a handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
+            let expectedArea = Double(code.bounds.width * code.bounds.height)
+            let trusted = got.filter { Double($0.bounds.width * $0.bounds.height) >= 0.5 * expectedArea }
+            for d in trusted
+            where !found.contains(where: {
+                $0.data == d.data && $0.type == d.type && $0.bounds.intersects(d.bounds)
+            }) {
+                found.append(d)
+            }
+            return trusted.contains(where: { $0.data == code.data && $0.type == code.type })
+        }
+        let areas = regions(around: known, mapping: mapping, bounds: luma)
+        // Sparse lines first, for every code: a 1D code lying along an axis along it only, every 4th line (its
+        // box's ends and its bars' ends are found from the image, not from the lines); a 2D or tilted code both
+        // ways, every other line.
+        var seen = zip(known, areas).map { expected, area in
+            let code = expected.detection
             let sparse: (rows: Int, columns: Int) =
                 if let u = code.acrossBars, abs(u.x) > 0.97 { (4, 0) } else if let u = code.acrossBars, abs(u.y) > 0.97
                 { (0, 4) } else { (2, 2) }
-            var seen = false
-            for density in [sparse, (rows: 1, columns: 1)] {
-                seen = scan(area, density: density)
-                if seen { break }
-            }
+            return scan(area, for: code, density: sparse)
+        }
+        // Not found that way: every line, both ways, once more.
+        for (i, (expected, area)) in zip(known, areas).enumerated() where !seen[i] {
+            seen[i] = scan(area, for: expected.detection, density: (1, 1))
+        }
+        if cuts, found.isEmpty, known.filter({ $0.framesSince <= 2 }).count >= 2 { return ([], true) }
+        for (i, (expected, area)) in zip(known, areas).enumerated() where !seen[i] {
             // Not where its velocity puts it (it turned, bounced, or sped up): as far as it could have gone in
             // any direction since it was seen, every line, once.
-            if !seen, expected.hasVelocity, expected.framesSince > 0,
+            if expected.hasVelocity, expected.framesSince > 0,
                 let wide = widened(expected, mapping: mapping, bounds: luma), wide != area
             {
-                _ = scan(wide, density: (1, 1))
+                _ = scan(wide, for: expected.detection, density: (1, 1))
             }
         }
-        return found
+        return (found, false)
     }
 
     /// The region a code with a known speed can have reached in any direction since it was seen: its predicted
@@ -238,6 +255,17 @@ final class SearchBoard: @unchecked Sendable {
             shifted.bounds = Bounds(enclosing: shifted.polygon)
             return Expected(
                 detection: shifted, hasVelocity: true, framesSince: since, speed: (v.x * v.x + v.y * v.y).squareRoot())
+        }
+    }
+
+    /// Forgets the codes a frame judged gone at once (a cut: `TrackedRegions.rescanUnlessCut`), unless a later
+    /// frame has seen them since.
+    func forget(_ gone: [Detection], before sequence: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        codes.removeAll { c in
+            c.sequence < sequence
+                && gone.contains { $0.type == c.detection.type && $0.data == c.detection.data }
         }
     }
 
