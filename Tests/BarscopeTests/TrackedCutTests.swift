@@ -33,20 +33,23 @@ import Testing
         let scanner = BarcodeReader()
         // Still there: found, no cut.
         let there = try Self.frame(withCodes: true).with {
-            TrackedRegions.rescanUnlessCut($0, around: expected, mapping: CropMapping(region: nil), viewfinder: nil,
+            TrackedRegions.rescanUnlessCut(
+                $0, around: expected, mapping: CropMapping(region: nil), viewfinder: nil,
                 with: scanner)
         }
         #expect(!there.cut)
         #expect(Set(there.found.map(\.data)) == ["CUT-LEFT-1", "CUT-RIGHT-2"])
         // Both gone in one frame: a cut, and nothing read.
         let gone = try Self.frame(withCodes: false).with {
-            TrackedRegions.rescanUnlessCut($0, around: expected, mapping: CropMapping(region: nil), viewfinder: nil,
+            TrackedRegions.rescanUnlessCut(
+                $0, around: expected, mapping: CropMapping(region: nil), viewfinder: nil,
                 with: scanner)
         }
         #expect(gone.cut && gone.found.isEmpty, "\(gone)")
         // One code lost is not a cut (it turned, or blurred): it is looked for more widely, as before.
         let one = try Self.frame(withCodes: false).with {
-            TrackedRegions.rescanUnlessCut($0, around: [expected[0]], mapping: CropMapping(region: nil),
+            TrackedRegions.rescanUnlessCut(
+                $0, around: [expected[0]], mapping: CropMapping(region: nil),
                 viewfinder: nil, with: scanner)
         }
         #expect(!one.cut)
@@ -57,7 +60,8 @@ import Testing
             return e
         }
         let old = try Self.frame(withCodes: false).with {
-            TrackedRegions.rescanUnlessCut($0, around: stale, mapping: CropMapping(region: nil), viewfinder: nil,
+            TrackedRegions.rescanUnlessCut(
+                $0, around: stale, mapping: CropMapping(region: nil), viewfinder: nil,
                 with: scanner)
         }
         #expect(!old.cut)

@@ -235,10 +235,8 @@ final class ScanStage: @unchecked Sendable {
         // Between searches: around where each known code should be now (moved by its velocity), from whatever
         // earlier frames the workers have finished.
         let expected = searches.predicted(for: job.sequence)
-        let (found, cut) = TrackedRegions.rescanUnlessCut(
-            luma, around: expected, mapping: mapping, viewfinder: region, with: scanner)
+        let (found, cut) = follow(expected, in: luma, sequence: job.sequence, mapping: mapping, region: region, scanner)
         searches.publish(job.sequence, found, search: false)
-        if cut { searches.forget(expected.map(\.detection), before: job.sequence) }
         guard let changes else { return found }
         // And where the picture changed since the search and nothing known explains it: a code that came into view
         // since is read now, not at the next search.
@@ -262,6 +260,18 @@ final class ScanStage: @unchecked Sendable {
         let new = confirm(candidates, exact, besides: found, luma, mapping: mapping, region: region, with: scanner)
         searches.publish(job.sequence, new, search: true)
         return found + new
+    }
+
+    /// The known codes rescanned where they should be in frame `sequence`; at a cut (all lost at once:
+    /// `TrackedRegions.rescanUnlessCut`) the board forgets them.
+    private func follow(
+        _ expected: [Expected], in luma: LumaImage, sequence: Int, mapping: CropMapping, region: PixelRect?,
+        _ scanner: BarcodeReader
+    ) -> (found: [Detection], cut: Bool) {
+        let result = TrackedRegions.rescanUnlessCut(
+            luma, around: expected, mapping: mapping, viewfinder: region, with: scanner)
+        if result.cut { searches.forget(expected.map(\.detection), before: sequence) }
+        return result
     }
 
     /// Tracked mode's search: every code in the frame, whatever its size, for as little work as that takes. It reads
@@ -289,11 +299,11 @@ final class ScanStage: @unchecked Sendable {
         // The codes known before, where they should be now, first: what they explain is not searched again.
         var known: [Detection] = []
         if changes != nil {
-            let expected = searches.predicted(for: sequence, waiting: false)
-            let cut: Bool
-            (known, cut) = TrackedRegions.rescanUnlessCut(
-                luma, around: expected, mapping: mapping, viewfinder: region, with: scanner)
-            if cut { searches.forget(expected.map(\.detection), before: sequence) }
+            known =
+                follow(
+                    searches.predicted(for: sequence, waiting: false), in: luma, sequence: sequence, mapping: mapping,
+                    region: region, scanner
+                ).found
         }
         let areas = changes?.areas(in: luma, known: knownAreas(known, mapping))
         // The whole frame's small-2D read costs more than the rest of a whole search (39 of 63 ms at 1080p), and a
