@@ -104,7 +104,11 @@ public final class LatencyHistogram: Sendable {
     }
 
     /// Cumulative counts per upper bound, the count and the sum.
-    public var snapshot: (buckets: [Int], count: Int, sum: Double) { state.withLock { $0 } }
+    /// (The buckets are copied into an array of their own under the lock, as `RunMetrics` copies its samples: one
+    /// sharing the state's storage would be read while `add` writes it in place once the copy is released.)
+    public var snapshot: (buckets: [Int], count: Int, sum: Double) {
+        state.withLock { s in (s.buckets.map { $0 }, s.count, s.sum) }
+    }
 }
 
 /// Frames scanned and frames a live scanner skipped, over every run of a controller, failed runs included: the run

@@ -247,10 +247,8 @@ final class ScanStage: @unchecked Sendable {
         let explained = (found.map { ($0, 0.0) } + (cut ? [] : expected).map { ($0.detection, $0.speed) }).map {
             d, speed in
             let b = d.bounds
-            let grow = max(24, min(b.width, b.height) / 2) + Int((speed * Double(since)).rounded(.up))
-            return PixelRect(
-                x: b.x - mapping.offsetX - grow, y: b.y - mapping.offsetY - grow, width: b.width + 2 * grow,
-                height: b.height + 2 * grow)
+            return Self.searched(
+                d, mapping, grownBy: max(24, min(b.width, b.height) / 2) + Int((speed * Double(since)).rounded(.up)))
         }
         let areas = changes.unexplained(in: luma, explained: explained)
         guard !areas.isEmpty else { return found }
@@ -405,13 +403,15 @@ final class ScanStage: @unchecked Sendable {
     /// Where the codes read are in the searched image's pixels, with their quiet zones (10 modules of a 1D code,
     /// 4 of a QR code's: an eighth of the code's length, and a few pixels, covers them).
     private func knownAreas(_ known: [Detection], _ mapping: CropMapping) -> [PixelRect] {
-        known.map { d in
-            let b = d.bounds
-            let grow = max(b.width, b.height) / 8 + 4
-            return PixelRect(
-                x: b.x - mapping.offsetX - grow, y: b.y - mapping.offsetY - grow, width: b.width + 2 * grow,
-                height: b.height + 2 * grow)
-        }
+        known.map { d in Self.searched(d, mapping, grownBy: max(d.bounds.width, d.bounds.height) / 8 + 4) }
+    }
+
+    /// A code's bounds in the searched image's pixels, grown by `grow` on every side.
+    private static func searched(_ d: Detection, _ mapping: CropMapping, grownBy grow: Int) -> PixelRect {
+        let b = d.bounds
+        return PixelRect(
+            x: b.x - mapping.offsetX - grow, y: b.y - mapping.offsetY - grow, width: b.width + 2 * grow,
+            height: b.height + 2 * grow)
     }
 
     /// One area's reads for a search: the candidates (1D codes along sparse lines and 2D codes at half size, in
