@@ -39,3 +39,17 @@ public final class Locked<Value>: @unchecked Sendable {
         return value
     }
 }
+
+// Collections read out of a `Locked` that its holder keeps writing in place (counters, samples): a plain copy shares
+// the stored buffer, and once the reader lets go the writer's next in-place write is ordered after the read only by
+// the Swift runtime's reference count, which ThreadSanitizer does not see (reported twice: RunMetrics' samples on
+// fd6cdbc, ServiceInstance's counts on da59be8). Copy them with `unshared` inside `withLock` instead.
+extension Array {
+    /// The same elements in storage of their own.
+    var unshared: [Element] { map { $0 } }
+}
+
+extension Dictionary {
+    /// The same entries in storage of their own.
+    var unshared: [Key: Value] { Dictionary(uniqueKeysWithValues: map { ($0.key, $0.value) }) }
+}

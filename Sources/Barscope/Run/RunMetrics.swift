@@ -43,9 +43,7 @@ final class RunMetrics: Sendable {
 
     /// Median and 95th percentile of arrival-to-results time.
     func latencyPercentiles() -> (p50: Double, p95: Double)? {
-        // A fresh buffer, filled under the lock: handing the stored array out would share its storage with the
-        // next append on a worker thread, whose uniqueness check ThreadSanitizer cannot see through.
-        let samples = state.withLock { s in s.samplesMs.map { $0 } }.sorted()
+        let samples = state.withLock { s in s.samplesMs.unshared }.sorted()
         guard !samples.isEmpty else { return nil }
         func pick(_ q: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
         return (pick(0.5), pick(0.95))
@@ -104,10 +102,8 @@ public final class LatencyHistogram: Sendable {
     }
 
     /// Cumulative counts per upper bound, the count and the sum.
-    /// (The buckets are copied into an array of their own under the lock, as `RunMetrics` copies its samples: one
-    /// sharing the state's storage would be read while `add` writes it in place once the copy is released.)
     public var snapshot: (buckets: [Int], count: Int, sum: Double) {
-        state.withLock { s in (s.buckets.map { $0 }, s.count, s.sum) }
+        state.withLock { s in (s.buckets.unshared, s.count, s.sum) }
     }
 }
 

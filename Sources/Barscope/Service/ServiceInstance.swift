@@ -112,15 +112,7 @@ public final class ServiceInstance: @unchecked Sendable {
     /// Frames scanned, dropped and in over every run, codes seen by symbology, restarts.
     public var totals: (frames: Int, dropped: Int, admitted: Int, codes: [String: Int], restarts: Int) {
         let t = controller.totals
-        // The counts are copied into a dictionary of their own under the lock: one sharing the counters' storage
-        // would be read on this thread while `observe` writes it in place once this copy is released (ordered only
-        // by the Swift runtime's reference count, which ThreadSanitizer does not see: reported on da59be8).
-        return counters.withLock { k in
-            (
-                t.frames, t.dropped, t.admitted, Dictionary(uniqueKeysWithValues: k.codes.map { ($0.key, $0.value) }),
-                k.restarts
-            )
-        }
+        return counters.withLock { k in (t.frames, t.dropped, t.admitted, k.codes.unshared, k.restarts) }
     }
 
     /// The status object of the API.
