@@ -118,7 +118,7 @@ enum ServeCommand {
     static func isLoopback(_ host: String) -> Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
 
     static func readToken(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = FileContents.read(atPath: path) else {
             throw BarscopeError.badInput("\(path): cannot read the token file")
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

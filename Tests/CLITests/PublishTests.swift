@@ -6,7 +6,7 @@ import Testing
 /// `mosquitto_sub` on a persistent session at QoS 1 against the JSON Lines file the same run wrote.
 @Suite(.serialized) struct PublishTests {
     static func fileLines(_ path: String) -> [String] {
-        (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        FileContents.text(atPath: path)?.split(separator: "\n").map(String.init) ?? []
     }
 
     static func ids(_ lines: [String]) -> [String] {

@@ -30,7 +30,7 @@ public enum CodeExpectation: Sendable, Equatable {
     public static func parse(_ text: String) throws -> CodeExpectation {
         if text.hasPrefix("@") {
             let path = String(text.dropFirst())
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = FileContents.read(atPath: path) else {
                 throw BarscopeError.badValue("--expect @\(path): cannot read the file")
             }
             let codes = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)

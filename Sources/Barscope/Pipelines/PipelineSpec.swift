@@ -59,7 +59,7 @@ public struct PipelineSpec: Sendable {
 
     /// Reads a pipeline file. Unknown sections and keys are errors naming file, section and key.
     public init(file path: String) throws {
-        guard let bytes = FileManager.default.contents(atPath: path) else {
+        guard let bytes = FileContents.read(atPath: path) else {
             throw BarscopeError.badInput("\(path): cannot read the file")
         }
         try self.init(origin: path, bytes: bytes)

@@ -85,7 +85,7 @@ public struct PublishTarget: Sendable, Equatable, CustomStringConvertible {
             if let p = environment["BARSCOPE_MQTT_PASSWORD"] {
                 password = p
             } else if let file = environment["BARSCOPE_MQTT_PASSWORD_FILE"] {
-                guard let data = FileManager.default.contents(atPath: file) else {
+                guard let data = FileContents.read(atPath: file) else {
                     throw bad("cannot read the password file \(file) ($BARSCOPE_MQTT_PASSWORD_FILE)")
                 }
                 password =

@@ -162,7 +162,7 @@ public final class Publisher: Sendable {
     public func channel(_ source: PublishSource) -> PublishChannel {
         for s in sinks { s.register(source) }
         let seqFile = (spoolFolder as NSString).appendingPathComponent("seq-\(source.instance)")
-        let stored = (try? String(contentsOfFile: seqFile, encoding: .utf8)).flatMap {
+        let stored = FileContents.text(atPath: seqFile).flatMap {
             Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         let channel = PublishChannel(

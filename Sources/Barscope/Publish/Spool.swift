@@ -64,7 +64,7 @@ final class Spool {
             throw BarscopeError.badInput(
                 "--spool \(folder): in use by another barscope (give each process its own --spool or --node)")
         }
-        if let text = try? String(contentsOfFile: path("acked"), encoding: .utf8),
+        if let text = FileContents.text(atPath: path("acked")),
             let n = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
         {
             acked = n
@@ -78,7 +78,7 @@ final class Spool {
         nextIndex = acked + 1
         for (first, name) in sorted {
             let p = path(name)
-            guard let data = fm.contents(atPath: p) else { continue }
+            guard let data = FileContents.read(atPath: p) else { continue }
             // An empty segment (rolled, never written) is left over: it goes, so that no name is used twice.
             if data.isEmpty {
                 try? fm.removeItem(atPath: p)

@@ -175,7 +175,7 @@ public final class ScanService: @unchecked Sendable {
     /// The state file's instances: started again with the same ids; one that cannot start is reported and left.
     /// - Returns: a line for each that could not start.
     public func restore() -> [String] {
-        guard let data = FileManager.default.contents(atPath: stateFile),
+        guard let data = FileContents.read(atPath: stateFile),
             let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let list = root["instances"] as? [[String: Any]]
         else { return [] }

@@ -155,7 +155,7 @@ final class ServiceStreams: @unchecked Sendable {
         x.deferAnswer()
         let path = (folder as NSString).appendingPathComponent(name)
         Thread.detachNewThread {
-            let data = FileManager.default.contents(atPath: path)
+            let data = FileContents.read(atPath: path)
             MainLoop.run {
                 if let data {
                     x.respond(200, contentType: "image/png", body: Array(data))
