@@ -213,6 +213,39 @@ extension ScanPoolTests {
     }
 }
 
+extension ScanPoolTests {
+    /// Two workers, two live streams: the worker kept for the other stream is lent to a light frame (a rescan
+    /// between searches). A camera's search takes 120 ms (3.6 frame times, as 1080p searches can on a
+    /// slow machine); its next frames, light, are scanned on the second worker meanwhile instead of waiting past
+    /// their two frame times behind it and being dropped. Without the loan, 2 or 3 of every 4 would be dropped.
+    /// The scans are sleeps, so that what is tested is the pool's rule, not the machine's speed.
+    @Test func aLightFrameTakesTheWorkerKeptForOthers() throws {
+        let samples = try Self.frames(4)
+        let pool = ScanPool(workers: 2)
+        let other = pool.open(name: "other", live: true, maxInFlight: 2, makeReader: { BarcodeReader() }) { _, _ in
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        let camera = pool.open(
+            name: "camera", live: true, maxInFlight: 2, light: { $0 % 4 != 0 }, makeReader: { BarcodeReader() }
+        ) { _, job in
+            Thread.sleep(forTimeInterval: job.sequence % 4 == 0 ? 0.12 : 0.002)
+        }
+        for n in 0..<24 {
+            camera.submit(samples.job(n))
+            other.submit(samples.job(n))
+            Thread.sleep(forTimeInterval: 1.0 / 30)
+        }
+        camera.waitIdle()
+        other.waitIdle()
+        let c = camera.counts
+        let o = other.counts
+        camera.close()
+        other.close()
+        #expect(c.submitted == 24 && c.dropped == 0 && c.scanned == 24, "camera \(c)")
+        #expect(o.submitted == 24 && o.dropped == 0, "other \(o)")
+    }
+}
+
 /// The decoder-thread rule, on a real decodebin: the video decoder it plugs gets the threads given.
 @Suite struct DecoderThreadsTests {
     @Test func decodersGetTheirShareOfTheCores() throws {

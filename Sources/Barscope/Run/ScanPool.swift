@@ -63,17 +63,20 @@ public final class ScanPool: @unchecked Sendable {
     ///   - name: for the metrics (the instance, or the input).
     ///   - live: a live stream's lane keeps only the newest frame; a file's waits.
     ///   - maxInFlight: how many workers may scan this lane's frames at once (at most the pool's).
+    ///   - light: whether the lane's frame of a given sequence is a light one (tracked mode's rescans between
+    ///     searches): only such a frame may take the worker kept for the other streams.
     ///   - makeReader: a reader for the lane's settings; `generation` tells when they changed (a reader made for
     ///     an older generation is made anew before its next frame).
     ///   - process: runs on a worker thread with one of the lane's readers; must not keep the sample.
     public func open(
         name: String, live: Bool, maxInFlight: Int, generation: @escaping @Sendable () -> Int = { 0 },
+        light: @escaping @Sendable (Int) -> Bool = { _ in false },
         makeReader: @escaping @Sendable () -> BarcodeReader,
         process: @escaping @Sendable (BarcodeReader, Job) -> Void
     ) -> ScanLane {
         let lane = ScanLane(
             pool: self, name: name, live: live, maxInFlight: min(max(1, maxInFlight), workers),
-            generation: generation, makeReader: makeReader, process: process)
+            generation: generation, light: light, makeReader: makeReader, process: process)
         condition.lock()
         lanes.append(lane)
         let missing = workers - running
@@ -159,8 +162,13 @@ public final class ScanPool: @unchecked Sendable {
                 for step in 0..<lanes.count {
                     let i = (cursor + step) % lanes.count
                     let lane = lanes[i]
+                    // While others are busy, the last worker is kept for them, except for a light frame: with two
+                    // workers and two streams, a stream's next rescan otherwise waited behind its own long search
+                    // with the other worker idle (18-20 frames of 900 dropped a stream at 1.04 cores; lent: none).
+                    // A frame that hangs is a search's, so a hung stream still holds one worker, never the pool.
                     let othersBusy = recent.contains { $0 !== lane }
-                    let cap = min(pass == 0 ? fairShare : lane.maxInFlight, othersBusy ? max(1, workers - 1) : workers)
+                    let reserve = othersBusy && !(pass == 1 && lane.light(lane.dispatched))
+                    let cap = min(pass == 0 ? fairShare : lane.maxInFlight, reserve ? max(1, workers - 1) : workers)
                     guard !lane.waiting.isEmpty, lane.inFlight < cap else { continue }
                     // Frames that waited past their bound give way to the newer one behind them.
                     shed += lane.shed(now)
@@ -221,6 +229,7 @@ public final class ScanLane: @unchecked Sendable {
     let maxInFlight: Int
     private unowned let pool: ScanPool
     private let generation: @Sendable () -> Int
+    let light: @Sendable (Int) -> Bool
     private let makeReader: @Sendable () -> BarcodeReader
     let process: @Sendable (BarcodeReader, ScanPool.Job) -> Void
 
@@ -251,7 +260,7 @@ public final class ScanLane: @unchecked Sendable {
 
     init(
         pool: ScanPool, name: String, live: Bool, maxInFlight: Int, generation: @escaping @Sendable () -> Int,
-        makeReader: @escaping @Sendable () -> BarcodeReader,
+        light: @escaping @Sendable (Int) -> Bool, makeReader: @escaping @Sendable () -> BarcodeReader,
         process: @escaping @Sendable (BarcodeReader, ScanPool.Job) -> Void
     ) {
         self.pool = pool
@@ -259,6 +268,7 @@ public final class ScanLane: @unchecked Sendable {
         self.live = live
         self.maxInFlight = maxInFlight
         self.generation = generation
+        self.light = light
         self.makeReader = makeReader
         self.process = process
     }

@@ -64,6 +64,11 @@ final class ScanStage: @unchecked Sendable {
         let l = pool.open(
             name: name, live: c.input.isLive, maxInFlight: c.scanThreads,
             generation: { live.decoderGeneration },
+            light: { [weak self] sequence in
+                guard let self, c.tracked else { return false }
+                let interval = max(1, c.trackedInterval)
+                return interval > 1 && self.search(for: sequence, interval: interval) != sequence
+            },
             makeReader: {
                 let v = live.values
                 return BarcodeReader(
