@@ -40,6 +40,16 @@ import Testing
     }
 
     /// Counts what a lane's worker did: frames scanned and codes read.
+    /// Waits until each lane has scanned or dropped every frame it was given, then closes them: their last counts.
+    static func finish(_ lanes: ScanLane...) -> [(
+        submitted: Int, dropped: Int, scanned: Int, waiting: Int, busyShare: Double
+    )] {
+        lanes.forEach { $0.waitIdle() }
+        let counts = lanes.map(\.counts)
+        lanes.forEach { $0.close() }
+        return counts
+    }
+
     final class Tally: Sendable {
         let scanned = Locked(0)
         let codes = Locked(0)
@@ -162,12 +172,8 @@ import Testing
             live.submit(samples.job(offered))
             offered += 1
         }
-        file.waitIdle()
-        live.waitIdle()
-        let f = file.counts
-        let l = live.counts
-        file.close()
-        live.close()
+        let counts = Self.finish(file, live)
+        let (f, l) = (counts[0], counts[1])
         #expect(f.scanned == 200 && f.dropped == 0)
         #expect(l.scanned + l.dropped == offered)
         // Round robin: while the file had frames waiting, the live stream got every other worker turn.
@@ -235,12 +241,8 @@ extension ScanPoolTests {
             other.submit(samples.job(n))
             Thread.sleep(forTimeInterval: 1.0 / 30)
         }
-        camera.waitIdle()
-        other.waitIdle()
-        let c = camera.counts
-        let o = other.counts
-        camera.close()
-        other.close()
+        let counts = Self.finish(camera, other)
+        let (c, o) = (counts[0], counts[1])
         #expect(c.submitted == 24 && c.dropped == 0 && c.scanned == 24, "camera \(c)")
         #expect(o.submitted == 24 && o.dropped == 0, "other \(o)")
     }

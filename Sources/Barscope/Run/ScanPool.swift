@@ -165,9 +165,10 @@ public final class ScanPool: @unchecked Sendable {
                     // While others are busy, the last worker is kept for them, except for a light frame: with two
                     // workers and two streams, a stream's next rescan otherwise waited behind its own long search
                     // with the other worker idle (18-20 frames of 900 dropped a stream at 1.04 cores; lent: none).
-                    // A frame that hangs is a search's, so a hung stream still holds one worker, never the pool.
+                    // A light frame reads only small regions around known codes; a scan that hangs is a search,
+                    // which never gets the kept worker, so a hung stream holds one worker, never the pool.
                     let othersBusy = recent.contains { $0 !== lane }
-                    let reserve = othersBusy && !(pass == 1 && lane.light(lane.dispatched))
+                    let reserve = othersBusy && !lane.light(lane.dispatched)
                     let cap = min(pass == 0 ? fairShare : lane.maxInFlight, reserve ? max(1, workers - 1) : workers)
                     guard !lane.waiting.isEmpty, lane.inFlight < cap else { continue }
                     // Frames that waited past their bound give way to the newer one behind them.

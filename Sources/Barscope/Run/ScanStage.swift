@@ -64,11 +64,7 @@ final class ScanStage: @unchecked Sendable {
         let l = pool.open(
             name: name, live: c.input.isLive, maxInFlight: c.scanThreads,
             generation: { live.decoderGeneration },
-            light: { [weak self] sequence in
-                guard let self, c.tracked else { return false }
-                let interval = max(1, c.trackedInterval)
-                return interval > 1 && self.search(for: sequence, interval: interval) != sequence
-            },
+            light: { [weak self] in self?.isBetweenSearches($0) ?? false },
             makeReader: {
                 let v = live.values
                 return BarcodeReader(
@@ -131,7 +127,7 @@ final class ScanStage: @unchecked Sendable {
         // Tracked mode, between searches: a frame rescanned while the search before it still runs is held, so
         // that a code that search finds new is looked for in it too (a new code is then reported from that
         // search's frame on, whichever worker finishes first).
-        let shadow = c.tracked && interval > 1 && job.sequence != search
+        let shadow = isBetweenSearches(job.sequence)
         var held: SearchBoard.Held? = nil
         var late: [Detection]? = nil
         let (detections, view) =
@@ -169,6 +165,13 @@ final class ScanStage: @unchecked Sendable {
             }
             deliver(h.job, h.found + extra, h.view)
         }
+    }
+
+    /// Tracked mode's frames between searches, rescanned only around the known codes: the pool's light frames.
+    private func isBetweenSearches(_ sequence: Int) -> Bool {
+        let c = parts.configuration
+        let interval = max(1, c.trackedInterval)
+        return c.tracked && interval > 1 && sequence != search(for: sequence, interval: interval)
     }
 
     /// The search a frame goes with: the last one at or before it. The first frame is a search, then every
