@@ -5,7 +5,8 @@ import Testing
 /// Tracked mode's sparse rescan of a tall 1D code reads at most `TrackedRegions.sparseLines` lines across it, yet
 /// its box still spans every bar from end to end: the ends come from the image, not from the lines read.
 @Suite struct TrackedRescanTests {
-    /// A CODE-128 label of 2-px modules with 420-px bars on white, lying along x, or turned to lie along y.
+    /// A CODE-128 label of 2-px modules with 420-px bars on white, lying along x, or turned by cairo to lie along y;
+    /// with the bars' true outline.
     static func tallLabel(vertical: Bool) throws -> (picture: AccuracyTests.Picture, bars: PixelRect) {
         let short = try Code128.symbol("TALL-LABEL-42")
         let tall = BarcodeSymbol(
@@ -13,15 +14,16 @@ import Testing
             barHeightModules: 210)
         let flat = AccuracyTests.Picture(tall, module: 2, margin: 30)
         let left = flat.pixels.firstIndex(of: 0)! % flat.width
-        let right = flat.pixels.lastIndex(of: 0)! % flat.width
-        let bars = PixelRect(x: left, y: 30, width: right - left + 1, height: 420)
-        guard vertical else { return (flat, bars) }
-        var turned = AccuracyTests.Picture(
-            pixels: [UInt8](repeating: 255, count: flat.width * flat.height), width: flat.height, height: flat.width)
-        for y in 0..<flat.height {
-            for x in 0..<flat.width { turned.pixels[x * turned.width + y] = flat.pixels[y * flat.width + x] }
-        }
-        return (turned, PixelRect(x: bars.y, y: bars.x, width: bars.height, height: bars.width))
+        let right = flat.pixels.lastIndex(of: 0)! % flat.width + 1
+        guard vertical else { return (flat, PixelRect(x: left, y: 30, width: right - left, height: 420)) }
+        let (turned, corners) = flat.rotated(
+            90, carrying: [Point(Double(left), 30), Point(Double(right), 450)])
+        let xs = corners.map { Int($0.x.rounded()) }
+        let ys = corners.map { Int($0.y.rounded()) }
+        return (
+            turned,
+            PixelRect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+        )
     }
 
     @Test(arguments: [false, true]) func aTallCodeIsRescannedEndToEnd(vertical: Bool) throws {
@@ -29,17 +31,24 @@ import Testing
         let seen = TrackedCutTests.read(picture)
         #expect(seen.map(\.data) == ["TALL-LABEL-42"], "\(seen)")
         let code = try #require(seen.first)
-        let across = try #require(code.acrossBars)
-        #expect(vertical ? abs(across.y) > 0.97 : abs(across.x) > 0.97)
-        // The region is over 420 px along the bars: every 4th line would be over 105 lines; the cap reads 12.
+        let known = Expected(detection: code, hasVelocity: true, framesSince: 1, speed: 2)
+        // Read along the bars' normal only, at most `sparseLines` lines over a region more than 420 px long
+        // (every 4th line would be over 105).
+        let area = try #require(
+            picture.with { TrackedRegions.regions(around: [known], mapping: CropMapping(region: nil), bounds: $0) }
+                .first)
+        let density = TrackedRegions.sparseDensity(for: code, over: area)
+        let (step, otherWay, length) =
+            vertical ? (density.columns, density.rows, area.width) : (density.rows, density.columns, area.height)
+        #expect(
+            otherWay == 0 && length > 420 && length / step <= TrackedRegions.sparseLines, "\(density) over \(area)")
         let again = picture.with {
             TrackedRegions.rescan(
-                $0, around: [Expected(detection: code, hasVelocity: true, framesSince: 1, speed: 2)],
-                mapping: CropMapping(region: nil), viewfinder: nil, with: BarcodeReader())
+                $0, around: [known], mapping: CropMapping(region: nil), viewfinder: nil, with: BarcodeReader())
         }
         #expect(again.map(\.data) == ["TALL-LABEL-42"], "\(again)")
         let box = try #require(again.first).bounds
-        // Every bar, end to end, within 3 px (1.5 modules), as the full read's box.
+        // Every bar, end to end, within 3 px (1.5 modules) of the true outline.
         for (got, want) in [
             (box.x, bars.x), (box.y, bars.y), (box.x + box.width, bars.x + bars.width),
             (box.y + box.height, bars.y + bars.height),

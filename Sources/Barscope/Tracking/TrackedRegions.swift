@@ -16,6 +16,14 @@ enum TrackedRegions {
     /// The most lines a sparse rescan reads across an axis-aligned 1D code (every 4th line when that is fewer).
     static let sparseLines = 12
 
+    /// A rescan's first pass over `area`: every n-th row and column (0 = none). A 1D code lying along an axis is read
+    /// along it only, every 4th line but at most `sparseLines`; a 2D or tilted code both ways, every other line.
+    static func sparseDensity(for code: Detection, over area: PixelRect) -> (rows: Int, columns: Int) {
+        if let u = code.acrossBars, abs(u.x) > 0.97 { return (max(4, area.height / sparseLines), 0) }
+        if let u = code.acrossBars, abs(u.y) > 0.97 { return (0, max(4, area.width / sparseLines)) }
+        return (2, 2)
+    }
+
     /// Scans the regions around `known` (full-frame pixels) in the cropped luma image.
     /// - Parameters:
     ///   - mapping: crop → full frame (the viewfinder's offset).
@@ -67,19 +75,11 @@ enum TrackedRegions {
             return trusted.contains(where: { $0.data == code.data && $0.type == code.type })
         }
         let areas = regions(around: known, mapping: mapping, bounds: luma)
-        // Sparse lines first, for every code: a 1D code lying along an axis along it only, every 4th line but no
-        // more than `sparseLines` lines over the region (its box's ends and its bars' ends are found from the image,
-        // not from the lines; a tall code's 50-70 lines each decoded the same text, a quarter of a demo stream's
-        // rescan time); a 2D or tilted code both ways, every other line.
+        // Sparse lines first, for every code (`sparseDensity`). A 1D code's box ends and bar ends are found from the
+        // image, not from the lines, so a tall code needs no more than `sparseLines` of them (its 50-70 lines each
+        // decoded the same text: a quarter of a demo stream's rescan time).
         var seen = zip(known, areas).map { expected, area in
-            let code = expected.detection
-            let sparse: (rows: Int, columns: Int) =
-                if let u = code.acrossBars, abs(u.x) > 0.97 {
-                    (max(4, area.height / sparseLines), 0)
-                } else if let u = code.acrossBars, abs(u.y) > 0.97 {
-                    (0, max(4, area.width / sparseLines))
-                } else { (2, 2) }
-            return scan(area, for: code, density: sparse)
+            scan(area, for: expected.detection, density: sparseDensity(for: expected.detection, over: area))
         }
         // Not found that way: every line, both ways, once more.
         for (i, (expected, area)) in zip(known, areas).enumerated() where !seen[i] {
