@@ -133,21 +133,23 @@ final class ScanStage: @unchecked Sendable {
         let (detections, view) =
             withLumaPlane(of: job.sample) { luma, _ -> ([Detection], [UInt8]?) in
                 let view = motion ? ViewActivity.signature(luma) : nil
-                var found = read(luma, job, region, scanner)
+                var (found, gone) = read(luma, job, region, scanner)
                 guard shadow else { return (found, view) }
                 if let result = searches.searchResult(search) {
                     found += catchUp(
-                        luma, found, result, sequence: job.sequence, since: job.sequence - search, region, scanner)
+                        luma, found, gone: gone, result, sequence: job.sequence, since: job.sequence - search, region,
+                        scanner)
                     return (found, view)
                 }
                 var copy: [UInt8] = []
                 luma.compactCopy(into: &copy) { _ in }
                 held = SearchBoard.Held(
-                    job: job, found: found, luma: copy, width: luma.width, height: luma.height, view: view)
+                    job: job, found: found, gone: gone, luma: copy, width: luma.width, height: luma.height, view: view)
                 late = searches.hold(held!, until: search)
                 if let late {
                     found += catchUp(
-                        luma, found, late, sequence: job.sequence, since: job.sequence - search, region, scanner)
+                        luma, found, gone: gone, late, sequence: job.sequence, since: job.sequence - search, region,
+                        scanner)
                 }
                 return (found, view)
             } ?? ([], nil)
@@ -159,7 +161,7 @@ final class ScanStage: @unchecked Sendable {
             let extra = h.luma.withUnsafeBytes { raw in
                 catchUp(
                     LumaImage(base: raw.baseAddress!, width: h.width, height: h.height, stride: h.width), h.found,
-                    detections, sequence: h.job.sequence, since: h.job.sequence - search,
+                    gone: h.gone, detections, sequence: h.job.sequence, since: h.job.sequence - search,
                     parts.ledger.stamp(of: h.job.frame)?.region,
                     scanner)
             }
@@ -182,12 +184,14 @@ final class ScanStage: @unchecked Sendable {
     }
 
     /// The codes a search found that a frame after it (rescanned around the codes known before) did not: looked
-    /// for in that frame around where the search saw them.
+    /// for in that frame around where the search saw them. Not those the frame judged `gone` in a cut: it looked
+    /// for them where they were, every line, and lost them all at once (at a clip's loop, the search before it
+    /// holds the very codes the cut lost; looking again cost 20 ms a frame on every stream that saw the cut).
     private func catchUp(
-        _ luma: LumaImage, _ found: [Detection], _ search: [Detection], sequence: Int, since: Int,
+        _ luma: LumaImage, _ found: [Detection], gone: [Detection], _ search: [Detection], sequence: Int, since: Int,
         _ region: PixelRect?, _ scanner: BarcodeReader
     ) -> [Detection] {
-        let missing = search.filter { d in !found.contains { $0.type == d.type && $0.data == d.data } }
+        let missing = Self.toCatchUp(search, found: found, gone: gone)
         guard !missing.isEmpty else { return [] }
         let around = missing.map { Expected(detection: $0, hasVelocity: false, framesSince: since) }
         let got = TrackedRegions.rescan(
@@ -226,26 +230,33 @@ final class ScanStage: @unchecked Sendable {
         }
     }
 
+    /// The codes of a search that a frame after it still has to look for: neither found in it nor lost in its cut.
+    static func toCatchUp(_ search: [Detection], found: [Detection], gone: [Detection]) -> [Detection] {
+        search.filter { d in !(found + gone).contains { $0.type == d.type && $0.data == d.data } }
+    }
+
+    /// A frame's codes; and, between searches, the known codes it lost in a cut (see `catchUp`).
     private func read(_ luma: LumaImage, _ job: ScanPool.Job, _ region: PixelRect?, _ scanner: BarcodeReader)
-        -> [Detection]
+        -> (found: [Detection], gone: [Detection])
     {
         let c = parts.configuration
         let mapping = CropMapping(region: region)
         guard c.tracked else {
             scanner.zbarScanner.setDensity(1)
-            return scanner.read(luma, mapping: mapping, viewfinder: region, frame: job.frame)
+            return (scanner.read(luma, mapping: mapping, viewfinder: region, frame: job.frame), [])
         }
         if search(for: job.sequence, interval: max(1, c.trackedInterval)) == job.sequence {
             let found = trackedSearch(luma, sequence: job.sequence, mapping: mapping, region: region, with: scanner)
             searches.publish(job.sequence, found, search: true)
-            return found
+            return (found, [])
         }
         // Between searches: around where each known code should be now (moved by its velocity), from whatever
         // earlier frames the workers have finished.
         let expected = searches.predicted(for: job.sequence)
         let (found, cut) = follow(expected, in: luma, sequence: job.sequence, mapping: mapping, region: region, scanner)
         searches.publish(job.sequence, found, search: false)
-        guard let changes else { return found }
+        let gone = cut ? expected.map(\.detection) : []
+        guard let changes else { return (found, gone) }
         // And where the picture changed since the search and nothing known explains it: a code that came into view
         // since is read now, not at the next search.
         // Explained: each code known, where it is now and was at the search, with the card or label it moves on
@@ -259,13 +270,13 @@ final class ScanStage: @unchecked Sendable {
                 d, mapping, grownBy: max(24, min(b.width, b.height) / 2) + Int((speed * Double(since)).rounded(.up)))
         }
         let areas = changes.unexplained(in: luma, explained: explained)
-        guard !areas.isEmpty else { return found }
+        guard !areas.isEmpty else { return (found, gone) }
         // As a search reads them, the full-size read for small 2D codes included (the areas are small).
         let (candidates, exact) = searchAreas(
             luma, areas, mapping: mapping, region: region, small2D: true, with: scanner)
         let new = confirm(candidates, exact, besides: found, luma, mapping: mapping, region: region, with: scanner)
         searches.publish(job.sequence, new, search: true)
-        return found + new
+        return (found + new, gone)
     }
 
     /// The known codes rescanned where they should be in frame `sequence`; at a cut (all lost at once:

@@ -198,6 +198,8 @@ final class SearchBoard: @unchecked Sendable {
         // Sendable: handed from the worker that made it to the one that finishes it, through the board's lock.
         var job: ScanPool.Job
         var found: [Detection]
+        /// The known codes it lost in a cut.
+        var gone: [Detection]
         var luma: [UInt8]
         var width: Int
         var height: Int
