@@ -417,19 +417,37 @@ enum BarEdgeRefiner {
     static func singleLineSpan(hit: Point, scan: Point, whole: Bool, in image: LumaImage) -> (
         ends: [Point], across: Point
     )? {
-        // A line that runs off the image before a quiet zone may be a cut code's; one that did across 8 modules
-        // of light may have crossed a quiet zone measured in over-wide modules, so 6 are tried before giving up.
-        guard let wide = run(through: hit, along: scan, quiet: 8, in: image),
-            var line = wide.offImage ? run(through: hit, along: scan, quiet: 6, in: image) : wide,
-            !line.offImage || !whole
-        else { return nil }
         func length(_ r: (Point, Point, offImage: Bool)) -> Double {
             ((r.1.x - r.0.x) * (r.1.x - r.0.x) + (r.1.y - r.0.y) * (r.1.y - r.0.y)).squareRoot()
         }
-        let crossed = length(line)
-        guard crossed >= 8 else { return nil }
-        let mid = Point((line.0.x + line.1.x) / 2, (line.0.y + line.1.y) / 2)
         let normal = Point(-scan.y, scan.x)
+        // The run of bars along the line through `p`: nil where that line shows none, or (`whole`) runs off the
+        // image. A line that runs off the image before a quiet zone may be a cut code's; one that did across 8
+        // modules of light may have crossed a quiet zone measured in over-wide modules, so 6 are tried before
+        // giving up.
+        func runOn(_ p: Point) -> (Point, Point, offImage: Bool)? {
+            guard let wide = run(through: p, along: scan, quiet: 8, in: image),
+                let line = wide.offImage ? run(through: p, along: scan, quiet: 6, in: image) : wide,
+                !line.offImage || !whole, length(line) >= 8
+            else { return nil }
+            return line
+        }
+        // The hit's own line; where it shows no run of bars, the nearest line beside it (up to 4 px along the bars)
+        // whose run reaches the hit. ZBar can read a code on its bars' last row, where blur leaves them too faint
+        // to tell from the label's dark edge nearby (an I2/5 read by ZBar and the stock element, frame 16 of the
+        // small scene's seed 46 at 1280x720, dropped here as a read whose extent could not be told).
+        func reaches(_ r: (Point, Point, offImage: Bool)) -> Bool {
+            let along = [r.0, r.1].map { ($0.x - hit.x) * scan.x + ($0.y - hit.y) * scan.y }
+            return along.min()! <= 3 && along.max()! >= -3
+        }
+        let lines = [0.0, -1, 1, -2, 2, -3, 3, -4, 4].lazy.compactMap {
+            (d: Double) -> (Point, Point, offImage: Bool)? in
+            guard let r = runOn(Point(hit.x + normal.x * d, hit.y + normal.y * d)) else { return nil }
+            return d == 0 || reaches(r) ? r : nil
+        }
+        guard var line = lines.first else { return nil }
+        let crossed = length(line)
+        let mid = Point((line.0.x + line.1.x) / 2, (line.0.y + line.1.y) / 2)
         for d in [-4.0, -2.0, 2.0, 4.0] {
             let beside = Point(mid.x + normal.x * d, mid.y + normal.y * d)
             // (A line beside it that runs off the image says nothing: the background past the edge is unknown.)
