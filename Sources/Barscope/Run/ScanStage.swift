@@ -33,6 +33,9 @@ final class ScanStage: @unchecked Sendable {
     /// behind each other's searches: 8 demo streams' frames waited up to 66 ms for a worker every 32 frames, and a
     /// few were dropped, with a quarter of the cores idle.
     private let searchPhase: Int
+    /// Tracked mode: the search before the last cut a frame between searches found (-1: none yet). The frames after
+    /// a cut up to the next search leave the changed areas to that search (see `read`).
+    private let searchBeforeCut = Atomic<Int>(-1)
     /// Live streams started in this process: each takes the next phase.
     private static let liveStreams = Atomic<Int>(0)
     /// This run's place in the process's scanning pool (from `start()` to `stop()`).
@@ -256,12 +259,18 @@ final class ScanStage: @unchecked Sendable {
         let (found, cut) = follow(expected, in: luma, sequence: job.sequence, mapping: mapping, region: region, scanner)
         searches.publish(job.sequence, found, search: false)
         let gone = cut ? expected.map(\.detection) : []
-        guard let changes else { return (found, gone) }
+        let searchBefore = search(for: job.sequence, interval: max(1, c.trackedInterval))
+        if cut { searchBeforeCut.store(searchBefore, ordering: .relaxed) }
+        // After a cut the whole picture changed: the next search, a frame to three later, reads all of it (more than
+        // half of it changed), where each frame before it read a 16th, the most changed blocks, not where codes are.
+        // At the RTSP bench clip's loop every stream of a service read those areas on the same frames: 15-30 ms a
+        // frame each, for two or three frames, on top of the cut's own rescans.
+        guard let changes, searchBeforeCut.load(ordering: .relaxed) != searchBefore else { return (found, gone) }
         // And where the picture changed since the search and nothing known explains it: a code that came into view
         // since is read now, not at the next search.
         // Explained: each code known, where it is now and was at the search, with the card or label it moves on
         // (seen: a demo card's edge 56 px beyond its code, changed on every frame): grown by half its smaller side.
-        let since = job.sequence - search(for: job.sequence, interval: max(1, c.trackedInterval))
+        let since = job.sequence - searchBefore
         // (After a cut, where the codes were explains nothing: others may have come there.)
         let explained = (found.map { ($0, 0.0) } + (cut ? [] : expected).map { ($0.detection, $0.speed) }).map {
             d, speed in
