@@ -235,7 +235,10 @@ final class ScanStage: @unchecked Sendable {
 
     /// The codes of a search that a frame after it still has to look for: neither found in it nor lost in its cut.
     static func toCatchUp(_ search: [Detection], found: [Detection], gone: [Detection]) -> [Detection] {
-        search.filter { d in !(found + gone).contains { $0.type == d.type && $0.data == d.data } }
+        func among(_ codes: [Detection], _ d: Detection) -> Bool {
+            codes.contains { $0.type == d.type && $0.data == d.data }
+        }
+        return search.filter { d in !among(found, d) && !among(gone, d) }
     }
 
     /// A frame's codes; and, between searches, the known codes it lost in a cut (see `catchUp`).
