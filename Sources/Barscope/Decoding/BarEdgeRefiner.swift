@@ -437,8 +437,9 @@ enum BarEdgeRefiner {
         // to tell from the label's dark edge nearby (an I2/5 read by ZBar and the stock element, frame 16 of the
         // small scene's seed 46 at 1280x720, dropped here as a read whose extent could not be told).
         func reaches(_ r: (Point, Point, offImage: Bool)) -> Bool {
-            let along = [r.0, r.1].map { ($0.x - hit.x) * scan.x + ($0.y - hit.y) * scan.y }
-            return along.min()! <= 3 && along.max()! >= -3
+            func along(_ q: Point) -> Double { (q.x - hit.x) * scan.x + (q.y - hit.y) * scan.y }
+            let (a, b) = (along(r.0), along(r.1))
+            return min(a, b) <= 3 && max(a, b) >= -3
         }
         let lines = [0.0, -1, 1, -2, 2, -3, 3, -4, 4].lazy.compactMap {
             (d: Double) -> (Point, Point, offImage: Bool)? in
