@@ -197,8 +197,13 @@ final class ScanStage: @unchecked Sendable {
         let missing = Self.toCatchUp(search, found: found, gone: gone)
         guard !missing.isEmpty else { return [] }
         let around = missing.map { Expected(detection: $0, hasVelocity: false, framesSince: since) }
+        // After a cut since that search, its codes were looked for on every line where the frames after it should
+        // have them, and lost: sparse lines only. (A clip played again brings some back near where they were; on
+        // every line, each frame up to the next search cost 22-28 ms at the RTSP bench clip's loop, on every stream.)
+        let afterCut = searchBeforeCut.load(ordering: .relaxed) == sequence - since
         let got = TrackedRegions.rescan(
-            luma, around: around, mapping: CropMapping(region: region), viewfinder: region, with: scanner)
+            luma, around: around, mapping: CropMapping(region: region), viewfinder: region, with: scanner,
+            everyLine: !afterCut)
         let new = got.filter { d in !found.contains { $0.type == d.type && $0.data == d.data } }
         searches.publish(sequence, new, search: false)
         return new
