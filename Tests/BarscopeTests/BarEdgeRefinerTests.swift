@@ -227,4 +227,57 @@ import Testing
             #expect(moved == Point(100, 62))
         }
     }
+
+    /// A read on one line that must have crossed the whole code (I2/5): bars of 2-px modules (a fixed sequence of
+    /// 1- to 3-module widths) over x 40...160 and y 30...70 on white; the hit line, y 50, has a faint patch (x 82...116,
+    /// rows 49...51, at 200: 34 px of light, over 8 of the 4-px narrowest bars the walk measures there, under 12)
+    /// that the walk took for a quiet zone.
+    static func barsWithFaintPatch(grazing: Bool) -> [UInt8] {
+        let (w, h) = (200, 100)
+        var pixels = [UInt8](repeating: 230, count: w * h)
+        let widths = [2, 1, 3, 1, 1, 2, 2, 1, 3, 2, 1, 1, 2, 3, 1, 2]
+        var x = 40
+        var k = 0
+        var dark = true
+        while x < 160 {
+            let width = 2 * widths[k % widths.count]
+            for xx in x..<min(160, x + width) where dark {
+                // Grazing: the bars' lower ends rise from y 70 to 50 along the code, so that a line at y 52 leaves
+                // them halfway (a tilted code's part).
+                let bottom = grazing ? 70 - (xx - 40) / 5 : 70
+                for y in 30..<bottom { pixels[y * w + xx] = 40 }
+            }
+            x += width
+            dark.toggle()
+            k += 1
+        }
+        if !grazing {
+            for y in 49...51 {
+                for xx in 82..<116 { pixels[y * w + xx] = 200 }
+            }
+        }
+        return pixels
+    }
+
+    /// The walk stopped at a faint patch inside the code: walked again past gaps of 12 modules, the line reaches as
+    /// far as the lines beside it, and the read is kept, end to end. A line that leaves the bars through their ends
+    /// meets the label's blank there and still reads as a part.
+    @Test func aFaintPatchOnTheHitLineIsNotTheCodesEnd() {
+        let faint = Self.barsWithFaintPatch(grazing: false)
+        faint.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
+            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 50), scan: Point(1, 0), whole: true, in: image)
+            #expect(span != nil)
+            if let ends = span?.ends.map(\.x).sorted() {
+                #expect(abs(ends[0] - 40) <= 2 && abs(ends[1] - 160) <= 2, "\(ends)")
+            }
+        }
+        let grazing = Self.barsWithFaintPatch(grazing: true)
+        grazing.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
+            // At y 60 the bars end at x 90: the line beside it 4 px up runs to x 110.
+            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 60), scan: Point(1, 0), whole: true, in: image)
+            #expect(span == nil, "\(String(describing: span))")
+        }
+    }
 }
