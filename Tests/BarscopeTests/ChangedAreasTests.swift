@@ -66,6 +66,9 @@ import Testing
         // The light changes everywhere: more than half the frame, read whole.
         let darker = Self.frame(seed: 3).map { $0 &- 40 }
         #expect(Self.areas(changes, darker) == nil)
+        // Then still: nothing (that search read every block). Kept searched, the changed blocks made the next two
+        // searches whole as well (a cut: a clip played again, on every stream at once).
+        #expect(Self.areas(changes, Self.frame(seed: 4).map { $0 &- 40 }) == [])
     }
 
     /// Bars that slid along by a few pixels keep each block's mean and contrast, not its pixels: still a change
