@@ -229,8 +229,8 @@ import Testing
     }
 
     /// A read on one line that must have crossed the whole code (I2/5): bars of 2-px modules (a fixed sequence of
-    /// 1- to 3-module widths) over x 40...160 and y 30...70 on white; the hit line, y 50, has a faint patch (x 82...116,
-    /// rows 49...51, at 200: 34 px of light, over 8 of the 4-px narrowest bars the walk measures there, under 12)
+    /// 1- to 3-module widths) over x 40...160 and y 30...70 on white; the hit line, y 50, has a faint patch (x
+    /// 82...116, rows 49...51, at 200: 34 px of light, over 8 of the 4-px narrowest bars the walk measures there, under 12)
     /// that the walk took for a quiet zone.
     static func barsWithFaintPatch(grazing: Bool) -> [UInt8] {
         let (w, h) = (200, 100)

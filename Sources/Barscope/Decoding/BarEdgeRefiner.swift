@@ -450,9 +450,10 @@ enum BarEdgeRefiner {
         // The longest run on the lines 2 and 4 px beside `line`, where longer than it by more than the line-to-line
         // difference. (A line beside it that runs off the image says nothing: the background past the edge is
         // unknown.)
+        func middle(_ r: (Point, Point, offImage: Bool)) -> Point { Point((r.0.x + r.1.x) / 2, (r.0.y + r.1.y) / 2) }
         func longerBeside(_ line: (Point, Point, offImage: Bool)) -> (Point, Point, offImage: Bool)? {
             let crossed = length(line)
-            let mid = Point((line.0.x + line.1.x) / 2, (line.0.y + line.1.y) / 2)
+            let mid = middle(line)
             var longest: (Point, Point, offImage: Bool)? = nil
             for d in [-4.0, -2.0, 2.0, 4.0] {
                 let beside = Point(mid.x + normal.x * d, mid.y + normal.y * d)
@@ -474,8 +475,7 @@ enum BarEdgeRefiner {
                 // a tilted code through its bars' ends still meets the label's blank there, wider than that. (I2/5
                 // of 1.25-px modules read whole by ZBar on a line 2 px from its bars' ends, walked 26 px of 71:
                 // seed 85 at 1280x720.)
-                let through = Point((line.0.x + line.1.x) / 2, (line.0.y + line.1.y) / 2)
-                guard let again = run(through: through, along: scan, quiet: 12, in: image), !again.offImage,
+                guard let again = run(through: middle(line), along: scan, quiet: 12, in: image), !again.offImage,
                     longerBeside(again) == nil
                 else { return nil }
                 line = again

@@ -34,7 +34,8 @@ final class ScanStage: @unchecked Sendable {
     /// few were dropped, with a quarter of the cores idle.
     private let searchPhase: Int
     /// Tracked mode: the search before the last cut a frame between searches found (-1: none yet). The frames after
-    /// a cut up to the next search leave the changed areas to that search (see `read`).
+    /// a cut up to the next search leave the changed areas to that search (see `read`), and look again for that
+    /// search's codes on sparse lines only (see `catchUp`).
     private let searchBeforeCut = Atomic<Int>(-1)
     /// Live streams started in this process: each takes the next phase.
     private static let liveStreams = Atomic<Int>(0)

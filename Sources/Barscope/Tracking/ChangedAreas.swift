@@ -11,8 +11,9 @@ import Foundation
 /// searches. A change a known code explains is not searched: the blocks inside a code read in this frame (it is
 /// there, and nothing else can be) neither become hot nor are read. (Where a code was at the search before stays
 /// searched: another code can come where one left, as on a conveyor.) A picture that changed over half its area is
-/// searched whole, and then, as after every whole search, no block stays searched. A code the gated searches missed where nothing changes any more is found at the next whole search
-/// (a 2D code of modules under 2 px, which only a full-size read finds, when the search's rolling band reaches it:
+/// searched whole, and then, as after every whole search, no block stays searched. A code the gated searches missed
+/// where nothing changes any more is found at the next whole search (a 2D code of modules under 2 px, which only a
+/// full-size read finds, when the search's rolling band reaches it:
 /// `ScanStage.small2DBand`). The frames between searches compare with the search before's picture too
 /// (`unexplained`): a code that comes into view between searches is read on the frame it comes.
 ///
@@ -76,7 +77,7 @@ final class ChangedAreas: Sendable {
             // Over half of it: the whole frame, and, as after every whole search, no block stays searched (this one
             // read them all). Kept, a cut's blocks made the two searches after it whole too: 20-40 ms each, on every
             // stream that saw the RTSP bench clip's loop at once.
-            guard grown.filter({ $0 }).count * 2 <= grown.count else {
+            guard grown.reduce(0, { $0 + ($1 ? 1 : 0) }) * 2 <= grown.count else {
                 s.hotUntil = [Int](repeating: 0, count: blocks)
                 return nil
             }

@@ -28,7 +28,7 @@ enum TrackedRegions {
     /// - Parameters:
     ///   - mapping: crop → full frame (the viewfinder's offset).
     ///   - viewfinder: judges `inViewfinder`, as a full scan does.
-    /// - Parameter everyLine: a code the sparse lines miss is looked for again on every line (false: sparse only).
+    ///   - everyLine: a code the sparse lines miss is looked for again on every line (false: sparse lines only).
     static func rescan(
         _ luma: LumaImage, around known: [Expected], mapping: CropMapping,
         viewfinder: PixelRect?, with scanner: BarcodeReader, everyLine: Bool = true
@@ -40,11 +40,12 @@ enum TrackedRegions {
     }
 
     /// A frame that lost at once every code of two or more seen a frame or two before, none of them found where it
-    /// should be (sparse lines for all, then every line, largest first, until two are missing there too): a cut, a camera turned, a clip played again from its start, the view
-    /// blocked. Rescanning around where the codes were, ever wider and every line for the frames until they are
-    /// forgotten, cannot find codes that went elsewhere, and costs most when every stream of a site sees the same
-    /// jump at once (20-40 ms a frame for 10 frames, on every worker, for a clip served to several streams); the
-    /// caller forgets them instead, and the next search or the changed areas between searches find what came.
+    /// should be (sparse lines for all, then every line, largest first, until two are missing there too): a cut, a
+    /// camera turned, a clip played again from its start, the view blocked. Rescanning around where the codes were,
+    /// ever wider and every line for the frames until they are forgotten, cannot find codes that went elsewhere, and
+    /// costs most when every stream of a site sees the same jump at once (20-40 ms a frame for 10 frames, on every
+    /// worker, for a clip served to several streams); the caller forgets them instead, and the next search or the
+    /// changed areas between searches find what came.
     static func rescanUnlessCut(
         _ luma: LumaImage, around known: [Expected], mapping: CropMapping,
         viewfinder: PixelRect?, with scanner: BarcodeReader, cuts: Bool = true, everyLine: Bool = true
@@ -86,7 +87,7 @@ enum TrackedRegions {
             scan(area, for: expected.detection, density: sparseDensity(for: expected.detection, over: area))
         }
         guard everyLine else { return (found, false) }
-        let recent = known.filter { $0.framesSince <= 2 }.count >= 2
+        let recent = known.reduce(0) { $0 + ($1.framesSince <= 2 ? 1 : 0) } >= 2
         // Not found that way: every line, both ways, once more, the largest codes (the surest reads) first. When
         // the sparse lines found nothing and two codes seen a frame or two before are missing on every line too,
         // it is a cut, told without the rest of the pass (8-17 ms a frame for five codes at 1080p, on every stream
