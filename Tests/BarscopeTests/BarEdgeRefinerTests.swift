@@ -230,8 +230,7 @@ import Testing
 
     /// A read on one line that must have crossed the whole code (I2/5): bars of 2-px modules (a fixed sequence of
     /// 1- to 3-module widths) over x 40...160 and y 30...70 on white; the hit line, y 50, has a faint patch (x
-    /// 82...116, rows 49...51, at 200: 34 px of light, over 8 of the 4-px narrowest bars the walk measures there, under 12)
-    /// that the walk took for a quiet zone.
+    /// 82...116, rows 49...51, at 200: 34 px of light) that the walk takes for a quiet zone.
     static func barsWithFaintPatch(grazing: Bool) -> [UInt8] {
         let (w, h) = (200, 100)
         var pixels = [UInt8](repeating: 230, count: w * h)
@@ -259,24 +258,31 @@ import Testing
         return pixels
     }
 
-    /// The walk stopped at a faint patch inside the code: walked again past gaps of 12 modules, the line reaches as
-    /// far as the lines beside it, and the read is kept, end to end. A line that leaves the bars through their ends
-    /// meets the label's blank there and still reads as a part.
-    @Test func aFaintPatchOnTheHitLineIsNotTheCodesEnd() {
+    /// The walk stopped at a faint patch inside the code, short of the line beside it: the read's own ends (what
+    /// ZBar's decoder finds on the hit's line, given here as the bars' true ends) reach as far as that line, and
+    /// the read is kept, boxed on them; without them it is dropped. A line that leaves the bars through their ends
+    /// reads a part: its own ends stop where the line leaves the bars, and the line beside it goes on past.
+    @Test func theReadsOwnEndsTellAFaintPatchFromAPart() {
         let faint = Self.barsWithFaintPatch(grazing: false)
         faint.withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
-            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 50), scan: Point(1, 0), whole: true, in: image)
+            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 50), scan: Point(1, 0), whole: true, in: image) {
+                (Point(40, 50), Point(160, 50))
+            }
             #expect(span != nil)
             if let ends = span?.ends.map(\.x).sorted() {
                 #expect(abs(ends[0] - 40) <= 2 && abs(ends[1] - 160) <= 2, "\(ends)")
             }
+            let unknown = BarEdgeRefiner.singleLineSpan(hit: Point(60, 50), scan: Point(1, 0), whole: true, in: image)
+            #expect(unknown == nil)
         }
         let grazing = Self.barsWithFaintPatch(grazing: true)
         grazing.withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
             // At y 60 the bars end at x 90: the line beside it 4 px up runs to x 110.
-            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 60), scan: Point(1, 0), whole: true, in: image)
+            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 60), scan: Point(1, 0), whole: true, in: image) {
+                (Point(40, 60), Point(90, 60))
+            }
             #expect(span == nil, "\(String(describing: span))")
         }
     }

@@ -405,18 +405,25 @@ enum BarEdgeRefiner {
     /// of where the code runs. Along the scan line through the hit, the run of bars that holds it is found (bar by
     /// bar while the gaps stay shorter than a quiet zone), and along the lines 2 and 4 pixels to either side.
     ///
-    /// - Parameter whole: the read must come from a line that crossed the whole code: no line beside it crosses a
-    ///   longer run of bars. A line that enters or leaves a tilted code through its bars' ends reads a part of it,
-    ///   which a variable-length symbology without a check character (I2/5, CODE-39, Codabar) can take for a
-    ///   shorter valid code; the lines beside it, nearer the code's middle, cross more of it. (A part is at least
-    ///   a character, 10 modules and more; 5 % of the run or 4 px is what a whole code's runs differ by from line
-    ///   to line: its thin end bars are sampled across a tilt, to the pixel.) Without `whole` (EAN and UPC, whose
-    ///   halves ZBar joins from different lines; CODE-128 and CODE-93, whose check characters a part fails), the
-    ///   longest of these runs is the code's extent.
+    /// - Parameters:
+    ///   - whole: the read must come from a line that crossed the whole code. A line that enters or leaves a tilted
+    ///     code through its bars' ends reads a part of it, which a variable-length symbology without a check
+    ///     character (I2/5, CODE-39, Codabar) can take for a shorter valid code; the lines beside it, nearer the
+    ///     code's middle, cross more of it. Where no line beside the hit's crosses a longer run of bars, the read
+    ///     stands; where one does, `readEnds` decides. (A part is at least a character, 10 modules and more; 5 %
+    ///     of the run or 4 px is what a whole code's runs differ by from line to line: its thin end bars are
+    ///     sampled across a tilt, to the pixel.) Without `whole` (EAN and UPC, whose halves ZBar joins from
+    ///     different lines; CODE-128 and CODE-93, whose check characters a part fails), the longest of these runs
+    ///     is the code's extent.
+    ///   - readEnds: where the read's own characters begin and end on the hit's line (ZBar's decoder run along it,
+    ///     `ZBarLineDecoder`), asked only when a line beside is longer: the walk may have stopped short of the
+    ///     code's end (a faint patch, blur where the line grazes the bars' ends) rather than at it. A part leaves
+    ///     the code going on past one of its ends on a line beside it; a whole read reaches as far as they do,
+    ///     and is then boxed on those ends. Without them such a read is dropped.
     /// - Returns: the run's two ends and the direction across the bars judged around it, or nil.
-    static func singleLineSpan(hit: Point, scan: Point, whole: Bool, in image: LumaImage) -> (
-        ends: [Point], across: Point
-    )? {
+    static func singleLineSpan(
+        hit: Point, scan: Point, whole: Bool, in image: LumaImage, readEnds: (() -> (Point, Point)?)? = nil
+    ) -> (ends: [Point], across: Point)? {
         func length(_ r: (Point, Point, offImage: Bool)) -> Double {
             ((r.1.x - r.0.x) * (r.1.x - r.0.x) + (r.1.y - r.0.y) * (r.1.y - r.0.y)).squareRoot()
         }
@@ -464,21 +471,37 @@ enum BarEdgeRefiner {
             }
             return longest
         }
+        // Whether a run of bars on a line 2 or 4 px beside the read's ends, or beside the walked line (the hit's
+        // own or one up to 4 px from it), reaches past either end along the scan line by more than the
+        // line-to-line difference: the code goes on past the read there. (Not whether it is longer: across a
+        // tilted code the lines beside are cut by the bars' ends too, and a part of 124 px had a line beside it of
+        // 130 px that began 11 px before it.)
+        func continuesBeside(_ ends: (Point, Point), walked: (Point, Point, offImage: Bool)) -> Bool {
+            func along(_ q: Point) -> Double { q.x * scan.x + q.y * scan.y }
+            let (a, b) = (min(along(ends.0), along(ends.1)), max(along(ends.0), along(ends.1)))
+            let tolerance = max(4, (b - a) / 20)
+            let centres = [Point((ends.0.x + ends.1.x) / 2, (ends.0.y + ends.1.y) / 2), middle(walked)]
+            return centres.contains { m in
+                [-4.0, -2.0, 2.0, 4.0].contains { d in
+                    guard let other = run(through: Point(m.x + normal.x * d, m.y + normal.y * d), along: scan,
+                        quiet: 8, in: image), !other.offImage
+                    else { return false }
+                    let (c, e) = (min(along(other.0), along(other.1)), max(along(other.0), along(other.1)))
+                    return a - c > tolerance || e - b > tolerance
+                }
+            }
+        }
         if let other = longerBeside(line) {
             if !whole {
                 // The longest run is the code's extent.
                 line = other
             } else {
-                // Shorter than a line beside it: a part, unless the walk stopped at a faint patch inside the code
-                // (blur at a bar's end, a light smear) rather than at its end. Walked again past gaps of up to 12
-                // modules, a line that crossed the whole code reaches as far as the lines beside it; one that left
-                // a tilted code through its bars' ends still meets the label's blank there, wider than that. (I2/5
-                // of 1.25-px modules read whole by ZBar on a line 2 px from its bars' ends, walked 26 px of 71:
-                // seed 85 at 1280x720.)
-                guard let again = run(through: middle(line), along: scan, quiet: 12, in: image), !again.offImage,
-                    longerBeside(again) == nil
-                else { return nil }
-                line = again
+                // Shorter than a line beside it: a part, or a walk that stopped short of the code's end. The
+                // read's own ends tell (`readEnds`). (CODE-39 of 1.1-1.4 px modules read whole by ZBar on lines grazing
+                // its first bars' ends, walked 6-13 px short; I2/5 of 1.25 px modules walked 26 px of 71: seeds
+                // 63, 66, 74, 75 and 85.)
+                guard let ends = readEnds?(), !continuesBeside(ends, walked: line) else { return nil }
+                line = (ends.0, ends.1, false)
             }
         }
         let across = acrossBars(in: image, around: Bounds(enclosing: [line.0, line.1])) ?? scan

@@ -269,7 +269,8 @@ public final class ZBarScanner {
             // line, as small and short codes often are read: where the code runs comes from the image then,
             // along the hits' lines, and for I2/5, CODE-39 and Codabar only a line that crossed all of it counts
             // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
-            // I2/5 takes for a shorter code).
+            // I2/5 takes for a shorter code); where a line beside the hit's runs longer, ZBar's decoder run along
+            // the hit's line says where the read's characters lie.
             let hits = points
             var oneLine = false
             let spread = Bounds(enclosing: points)
@@ -278,7 +279,11 @@ public final class ZBarScanner {
                 // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).
                 let whole = Self.partsReadAsCodes(type)
                 let spans = points.prefix(whole ? 4 : 8).lazy.compactMap {
-                    BarEdgeRefiner.singleLineSpan(hit: $0, scan: axis, whole: whole, in: image)
+                    hit in
+                    BarEdgeRefiner.singleLineSpan(hit: hit, scan: axis, whole: whole, in: image) {
+                        ZBarLineDecoder.span(
+                            of: type, bytes: bytes, through: hit, scan: axis, settings: self.settings, in: image)
+                    }
                 }
                 func extent(_ s: (ends: [Point], across: Point)) -> Double { s.ends[0].distance(to: s.ends[1]) }
                 guard let single = whole ? spans.first : spans.max(by: { extent($0) < extent($1) }) else {

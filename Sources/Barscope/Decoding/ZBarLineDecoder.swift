@@ -1,0 +1,122 @@
+import CZBar
+
+/// ZBar's own decoder run along one row or column of an image: where a read's characters begin and end on it.
+///
+/// ZBar places a 1D read where its scan line finished decoding it: the code's last bar in the direction it
+/// scanned. Where the code begins on that line follows from the edges the decoder was given: the read spans as
+/// many bars and spaces as its symbology gives its text, ending at that last bar. A walk over the line's bars by a
+/// threshold can stop short of that: a line grazing the bars' ends of a tilted code crosses them where blur leaves
+/// them faint, yet ZBar's edge detector, which follows the line's own contrast, decodes every character.
+enum ZBarLineDecoder {
+    /// The ends of `bytes` read as `type` on the image's row (`scan` (1, 0)) or column through `hit`, where ZBar
+    /// finished decoding it (within 3 px): nil when a decode of that line does not give that text there, for a
+    /// symbology whose count of bars and spaces is not known here, or when the settings change how a text maps to
+    /// bars (check characters, full ASCII).
+    static func span(
+        of type: zbar_symbol_type_t, bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings,
+        in image: LumaImage
+    ) -> (Point, Point)? {
+        guard let elements = elements(of: type, characters: bytes.count),
+            !settings.changesCharacters(of: type)
+        else { return nil }
+        let alongRow = abs(scan.x) >= abs(scan.y)
+        let fixed = Int(alongRow ? hit.y : hit.x)
+        let count = alongRow ? image.width : image.height
+        guard fixed >= 0, fixed < (alongRow ? image.height : image.width), count > 0 else { return nil }
+        let step = alongRow ? 1 : image.stride
+        let first = image.base.assumingMemoryBound(to: UInt8.self) + (alongRow ? fixed * image.stride : fixed)
+        let at = Int((alongRow ? hit.x : hit.y).rounded())
+        guard let decoder = LineDecoder(type: type, bytes: bytes, settings: settings) else { return nil }
+        // ZBar scans rows and columns both ways; the way it read this one is the way whose decode ends at the hit.
+        for reversed in [false, true] {
+            let end = reversed ? count - at : at
+            let sample = { (i: Int) in first[(reversed ? count - 1 - i : i) * step] }
+            guard let (start, last) = decoder.read(count: count, sample, elements: elements, near: end) else {
+                continue
+            }
+            func point(_ t: Double) -> Point {
+                let i = reversed ? Double(count) - t : t
+                return alongRow ? Point(i, Double(fixed)) : Point(Double(fixed), i)
+            }
+            return reversed ? (point(last), point(start)) : (point(start), point(last))
+        }
+        return nil
+    }
+
+    /// The bars and spaces from a read's first bar to its last, by its symbology's structure: I2/5, two bars and
+    /// two spaces to start, five elements a digit (digits go in pairs, one in the bars and one in the spaces), a
+    /// bar, a space and a bar to stop; CODE-39, nine elements a character and a space between, its text between
+    /// a start and a stop character; Codabar, seven elements a character and a space between, its text holding
+    /// its start and stop characters.
+    static func elements(of type: zbar_symbol_type_t, characters n: Int) -> Int? {
+        switch type {
+        case ZBAR_I25: return n > 0 && n % 2 == 0 ? 5 * n + 7 : nil
+        case ZBAR_CODE39: return n > 0 ? 10 * (n + 2) - 1 : nil
+        case ZBAR_CODABAR: return n > 1 ? 8 * n - 1 : nil
+        default: return nil
+        }
+    }
+
+    /// One symbology's bar-width decoder behind ZBar's edge scanner, with the run's settings.
+    private final class LineDecoder {
+        let decoder: OpaquePointer
+        let scanner: OpaquePointer
+        let type: zbar_symbol_type_t
+        let bytes: [UInt8]
+        /// ZBar's edge positions carry this many bits of fraction.
+        static let fraction: Int32 = 5
+
+        init?(type: zbar_symbol_type_t, bytes: [UInt8], settings: ScannerSettings) {
+            guard let decoder = zbar_decoder_create() else { return nil }
+            guard let scanner = zbar_scanner_create(decoder) else {
+                zbar_decoder_destroy(decoder)
+                return nil
+            }
+            (self.decoder, self.scanner, self.type, self.bytes) = (decoder, scanner, type, bytes)
+            settings.apply(toDecoder: decoder)
+            zbar_decoder_set_config(decoder, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+            zbar_decoder_set_config(decoder, type, ZBAR_CFG_ENABLE, 1)
+        }
+
+        deinit {
+            zbar_scanner_destroy(scanner)
+            zbar_decoder_destroy(decoder)
+        }
+
+        /// The first bar's leading edge and the last bar's trailing edge (in samples) of the text decoded from
+        /// `count` samples with its end within 3 samples of `end`, `elements` bars and spaces apart; nil if none.
+        func read(count: Int, _ sample: (Int) -> UInt8, elements: Int, near end: Int) -> (Double, Double)? {
+            _ = zbar_scanner_reset(scanner)
+            _ = zbar_scanner_new_scan(scanner)
+            let scale = Double(1 << Self.fraction)
+            // Every edge the decoder was given, in order: a new one each time the scanner's last edge moves (not
+            // the value it reports before the first).
+            var edges: [UInt32] = []
+            let none = zbar_scanner_get_edge(scanner, 0, Self.fraction)
+            var found: (Double, Double)? = nil
+            func note(_ result: zbar_symbol_type_t) {
+                let edge = zbar_scanner_get_edge(scanner, 0, Self.fraction)
+                if edge != none, edges.last != edge { edges.append(edge) }
+                guard found == nil, result == type, let data = zbar_decoder_get_data(decoder) else { return }
+                let length = Int(zbar_decoder_get_data_length(decoder))
+                let same =
+                    length == bytes.count
+                    && data.withMemoryRebound(to: UInt8.self, capacity: length) { p in
+                        (0..<length).allSatisfy { p[$0] == bytes[$0] }
+                    }
+                // The element that completed the read is the space after its last bar (of no width at the line's
+                // end): its start is that bar's trailing edge.
+                let trailing = zbar_scanner_get_edge(scanner, zbar_scanner_get_width(scanner), Self.fraction)
+                guard same, abs(Double(trailing) / scale - Double(end)) <= 3, let last = edges.lastIndex(of: trailing),
+                    last - elements >= 0
+                else { return }
+                found = (Double(edges[last - elements]) / scale, Double(trailing) / scale)
+            }
+            for i in 0..<count { note(zbar_scan_y(scanner, Int32(sample(i)))) }
+            // The line's end is a scan boundary, as ZBar's image scanner makes it (a code up to the image's edge).
+            note(zbar_scanner_flush(scanner))
+            note(zbar_scanner_flush(scanner))
+            return found
+        }
+    }
+}
