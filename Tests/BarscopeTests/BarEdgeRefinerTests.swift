@@ -286,4 +286,23 @@ import Testing
             #expect(span == nil, "\(String(describing: span))")
         }
     }
+
+    /// Another engine's read (zxing-cpp's polygon: its first scan line from the first corner to the last, its last
+    /// between the middle two) is judged the same way: on the grazing bars a line at y 60 stops where the bars end
+    /// (x 90) while the lines above go on, a part; on whole bars a line across them all is not.
+    @Test func aReadWhoseLineStopsInsideTheCodeIsAPart() {
+        func read(_ y: Double, _ x0: Double, _ x1: Double) -> Detection {
+            Detection(
+                type: "I2/5", data: "1234", quality: 1,
+                polygon: [Point(x0, y), Point(x0, y), Point(x1, y), Point(x1, y)])
+        }
+        Self.barsWithFaintPatch(grazing: true).withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
+            #expect(BarcodeReader.readsPart(read(60, 40, 90), in: image))
+        }
+        Self.barsWithFaintPatch(grazing: false).withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
+            #expect(!BarcodeReader.readsPart(read(40, 40, 160), in: image))
+        }
+    }
 }

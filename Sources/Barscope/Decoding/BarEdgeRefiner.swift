@@ -471,41 +471,49 @@ enum BarEdgeRefiner {
             }
             return longest
         }
-        // Whether a run of bars on a line 2 or 4 px beside the read's ends, or beside the walked line (the hit's
-        // own or one up to 4 px from it), reaches past either end along the scan line by more than the
-        // line-to-line difference: the code goes on past the read there. (Not whether it is longer: across a
-        // tilted code the lines beside are cut by the bars' ends too, and a part of 124 px had a line beside it of
-        // 130 px that began 11 px before it.)
-        func continuesBeside(_ ends: (Point, Point), walked: (Point, Point, offImage: Bool)) -> Bool {
-            func along(_ q: Point) -> Double { q.x * scan.x + q.y * scan.y }
-            let (a, b) = (min(along(ends.0), along(ends.1)), max(along(ends.0), along(ends.1)))
-            let tolerance = max(4, (b - a) / 20)
-            let centres = [Point((ends.0.x + ends.1.x) / 2, (ends.0.y + ends.1.y) / 2), middle(walked)]
-            return centres.contains { m in
-                [-4.0, -2.0, 2.0, 4.0].contains { d in
-                    guard let other = run(through: Point(m.x + normal.x * d, m.y + normal.y * d), along: scan,
-                        quiet: 8, in: image), !other.offImage
-                    else { return false }
-                    let (c, e) = (min(along(other.0), along(other.1)), max(along(other.0), along(other.1)))
-                    return a - c > tolerance || e - b > tolerance
-                }
-            }
-        }
         if let other = longerBeside(line) {
             if !whole {
                 // The longest run is the code's extent.
                 line = other
             } else {
                 // Shorter than a line beside it: a part, or a walk that stopped short of the code's end. The
-                // read's own ends tell (`readEnds`). (CODE-39 of 1.1-1.4 px modules read whole by ZBar on lines grazing
-                // its first bars' ends, walked 6-13 px short; I2/5 of 1.25 px modules walked 26 px of 71: seeds
-                // 63, 66, 74, 75 and 85.)
-                guard let ends = readEnds?(), !continuesBeside(ends, walked: line) else { return nil }
+                // read's own ends tell (`readEnds`), judged beside them and beside the walked line (the hit's own or
+                // one up to 4 px from it). (CODE-39 of 1.1-1.4 px modules read whole by ZBar on lines grazing its
+                // first bars' ends, walked 6-13 px short; I2/5 of 1.25 px modules walked 26 px of 71: seeds 63, 66,
+                // 74, 75 and 85.)
+                guard let ends = readEnds?(),
+                    !continuesPast(ends, beside: [middle((ends.0, ends.1, false)), middle(line)], along: scan, in: image)
+                else { return nil }
                 line = (ends.0, ends.1, false)
             }
         }
         let across = acrossBars(in: image, around: Bounds(enclosing: [line.0, line.1])) ?? scan
         return ([line.0, line.1], across)
+    }
+
+    /// Whether a 1D code goes on past a read's ends (on one scan line, along `scan`): a run of bars on a line 2 or
+    /// 4 px beside one of `centres` reaches past either end by more than the line-to-line difference (4 px or 5 %
+    /// of the read). A read of a part stops inside the code, and the code continues on the lines beside it. (Not
+    /// whether such a line is longer: across a tilted code the lines beside are cut by the bars' ends too, and a
+    /// part of 124 px had a line beside it of 130 px that began 11 px before it.)
+    static func continuesPast(
+        _ ends: (Point, Point), beside centres: [Point], along scan: Point, in image: LumaImage
+    ) -> Bool {
+        func along(_ q: Point) -> Double { q.x * scan.x + q.y * scan.y }
+        let (a, b) = (min(along(ends.0), along(ends.1)), max(along(ends.0), along(ends.1)))
+        let tolerance = max(4, (b - a) / 20)
+        let normal = Point(-scan.y, scan.x)
+        return centres.contains { m in
+            [-4.0, -2.0, 2.0, 4.0].contains { d in
+                guard
+                    let other = run(
+                        through: Point(m.x + normal.x * d, m.y + normal.y * d), along: scan, quiet: 8, in: image),
+                    !other.offImage
+                else { return false }
+                let (c, e) = (min(along(other.0), along(other.1)), max(along(other.0), along(other.1)))
+                return a - c > tolerance || e - b > tolerance
+            }
+        }
     }
 
     /// The run of bars through `p` along `dir`: from the dark samples near `p`, outward bar by bar while the light

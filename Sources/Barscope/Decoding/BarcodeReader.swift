@@ -191,6 +191,10 @@ public final class BarcodeReader {
                 // so, zxing-cpp's read stands only if zxing-cpp reads the same again at twice the size (a misread
                 // seldom survives a resampling).
                 guard !thorough, d.engine == "zxing", !ZBarScanner.isTwoDimensional(name: d.type) else { return d }
+                // A part of a tilted I2/5, CODE-39 or Codabar, read as a shorter code on a line that leaves it
+                // through its bars' ends: the code goes on past the read on a line beside it. (ZBar at twice the
+                // size reads such parts too, so it cannot confirm them.)
+                if ZBarScanner.partsReadAsCodes(name: d.type), Self.readsPart(d, in: image) { return nil }
                 let closer = zbarCloser(near: d.bounds, in: image).filter { $0.type == d.type }
                 if closer.contains(where: { $0.data == d.data }) {
                     var confirmed = d
@@ -204,6 +208,20 @@ public final class BarcodeReader {
                 return again.contains(where: { $0.type == d.type && $0.data == d.data }) ? d : nil
             }
             return withSequences(kept, in: image)
+        }
+    }
+
+    /// Whether a 1D read's scan lines (zxing-cpp's polygon: its first line from the first corner to the last, its
+    /// last line between the middle two) stop inside the code: a line beside one of them goes on past its ends.
+    static func readsPart(_ d: Detection, in image: LumaImage) -> Bool {
+        guard d.polygon.count == 4 else { return false }
+        let lines = [(d.polygon[0], d.polygon[3]), (d.polygon[1], d.polygon[2])]
+        return lines.contains { a, b in
+            let length = a.distance(to: b)
+            guard length >= 8 else { return false }
+            let scan = Point((b.x - a.x) / length, (b.y - a.y) / length)
+            let middle = Point((a.x + b.x) / 2, (a.y + b.y) / 2)
+            return BarEdgeRefiner.continuesPast((a, b), beside: [middle], along: scan, in: image)
         }
     }
 

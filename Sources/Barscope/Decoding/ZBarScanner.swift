@@ -371,6 +371,9 @@ public final class ZBarScanner {
         type == ZBAR_I25 || type == ZBAR_CODE39 || type == ZBAR_CODABAR
     }
 
+    /// The same, by the reported name (both engines').
+    static func partsReadAsCodes(name: String) -> Bool { ["I2/5", "CODE-39", "Codabar"].contains(name) }
+
     /// EAN and UPC, whose two halves ZBar may read on different scan lines.
     static func halvesJoined(_ type: zbar_symbol_type_t) -> Bool {
         [ZBAR_EAN8, ZBAR_EAN13, ZBAR_UPCA, ZBAR_UPCE, ZBAR_ISBN10, ZBAR_ISBN13].contains(type)
