@@ -305,4 +305,32 @@ import Testing
             #expect(!BarcodeReader.readsPart(read(40, 40, 160), in: image))
         }
     }
+
+    /// Bars that lean 50 degrees from the scan line's normal (tall, so that a row crosses them all): the rows 2 and
+    /// 4 px beside a whole read cross them 2.4 and 4.8 px further along, the bars' lean, not the code going on.
+    @Test func leaningBarsAreNotTakenForACodeGoingOn() {
+        let (w, h) = (240, 120)
+        var pixels = [UInt8](repeating: 230, count: w * h)
+        let widths = [2, 1, 3, 1, 1, 2, 2, 1, 3, 2, 1, 1, 2, 3, 1, 2, 1, 3]
+        var bars: [(Double, Double)] = []
+        var u = 80.0
+        for (k, width) in widths.enumerated() {
+            if k % 2 == 0 { bars.append((u, u + 2 * Double(width))) }
+            u += 2 * Double(width)
+        }
+        let lean = tan(50 * Double.pi / 180)
+        for y in 5..<115 {
+            for x in 0..<w {
+                let along = Double(x) - Double(y - 60) * lean
+                if bars.contains(where: { along >= $0.0 && along < $0.1 }) { pixels[y * w + x] = 40 }
+            }
+        }
+        let end = bars.last!.1
+        pixels.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: w, height: h, stride: w)
+            let whole = (Point(80, 60), Point(end - 1, 60))
+            let centre = [Point((80 + end) / 2, 60)]
+            #expect(!BarEdgeRefiner.continuesPast(whole, beside: centre, along: Point(1, 0), in: image))
+        }
+    }
 }

@@ -5,10 +5,12 @@ import Testing
 
 /// ZBar's decoder run along one line: where a read's characters begin and end on the line it was read on.
 @Suite struct ZBarLineDecoderTests {
-    /// An ITF of 2-px modules: the read's ends on its row are the first bar's leading edge and the last bar's
-    /// trailing edge, whichever way it was read (ZBar places a read at the end where its scan finished: the right
-    /// end left to right, the left end right to left), and on a row whose first bar is faint (170 on 255; ZBar,
-    /// scanning from the left, still decodes it). Another text, or a row past the bars' ends, gives nothing.
+    /// An ITF of 2-px modules, with a dark mark in the margin past its right quiet zone (so that a decode left to
+    /// right finishes at the mark's edge, mid-line, as in a frame): the read's ends on its row are the first bar's
+    /// leading edge and the last bar's trailing edge, whichever way it was read (ZBar places a read at the end
+    /// where its scan finished: the right end left to right, the left end right to left), and on a row whose first
+    /// bar is faint (170 on 255; ZBar, scanning from the left, still decodes it). Another text, or a hit where no
+    /// decode finishes (the code's middle), gives nothing.
     @Test func aReadsEndsOnItsLineAreItsFirstAndLastBars() {
         let symbol = AccuracyTests.itf("12345670")
         let (module, margin) = (2, 20)
@@ -16,6 +18,9 @@ import Testing
         let runs = symbol.darkRuns
         let left = Double(margin + (symbol.quietZone + (runs.map(\.start).min() ?? 0)) * module)
         let right = Double(margin + (symbol.quietZone + (runs.map { $0.start + $0.length }.max() ?? 0)) * module)
+        for y in 0..<picture.height {
+            for x in (picture.width - 12)..<(picture.width - 8) { picture.pixels[y * picture.width + x] = 0 }
+        }
         let (plain, faint) = (Double(picture.height / 2 - 4), Double(picture.height / 2))
         for x in Int(left)..<(Int(left) + module) { picture.pixels[Int(faint) * picture.width + x] = 170 }
         let bytes = Array("12345670".utf8)
@@ -33,7 +38,23 @@ import Testing
                 }
             }
             #expect(span(Point(right, plain), Array("123456".utf8)) == nil)
-            #expect(span(Point(right, 5), bytes) == nil)
+            #expect(span(Point((left + right) / 2, plain), bytes) == nil)
+        }
+        // The same code turned a quarter (bars across the columns), in rows padded past the width (as GStreamer
+        // pads them): read along its column, top to bottom.
+        let (w, h) = (picture.height, picture.width)
+        let stride = w + 7
+        var turned = [UInt8](repeating: 99, count: stride * h)
+        for y in 0..<h { for x in 0..<w { turned[y * stride + x] = picture.pixels[x * picture.width + y] } }
+        turned.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: w, height: h, stride: stride)
+            let found = ZBarLineDecoder.span(
+                of: ZBAR_I25, bytes: bytes, through: Point(plain, right), scan: Point(0, 1), settings: ScannerSettings(),
+                in: image)
+            #expect(found != nil)
+            if let (a, b) = found {
+                #expect(abs(a.y - left) <= 1.5 && abs(b.y - right) <= 1.5 && a.x == plain && b.x == plain, "\(a) \(b)")
+            }
         }
     }
 }

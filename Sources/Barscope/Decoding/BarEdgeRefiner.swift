@@ -493,16 +493,27 @@ enum BarEdgeRefiner {
 
     /// Whether a 1D code goes on past a read's ends (on one scan line, along `scan`): a run of bars on a line 2 or
     /// 4 px beside one of `centres` reaches past either end by more than the line-to-line difference (4 px or 5 %
-    /// of the read). A read of a part stops inside the code, and the code continues on the lines beside it. (Not
+    /// of the read) and the bars' lean (a line d px beside crosses bars that lean by θ from the line's normal d·tanθ
+    /// further along). A read of a part stops inside the code, and the code continues on the lines beside it. (Not
     /// whether such a line is longer: across a tilted code the lines beside are cut by the bars' ends too, and a
-    /// part of 124 px had a line beside it of 130 px that began 11 px before it.)
+    /// part of 124 px had a line beside it of 130 px that began 11 px before it.) The read's own line, walked the
+    /// same way, counts as part of the read: a run beside that bridges the same gap (to a label's edge or a
+    /// neighbour within a quiet zone of the walk's) says nothing.
     static func continuesPast(
         _ ends: (Point, Point), beside centres: [Point], along scan: Point, in image: LumaImage
     ) -> Bool {
         func along(_ q: Point) -> Double { q.x * scan.x + q.y * scan.y }
-        let (a, b) = (min(along(ends.0), along(ends.1)), max(along(ends.0), along(ends.1)))
+        var (a, b) = (min(along(ends.0), along(ends.1)), max(along(ends.0), along(ends.1)))
         let tolerance = max(4, (b - a) / 20)
+        let middle = Point((ends.0.x + ends.1.x) / 2, (ends.0.y + ends.1.y) / 2)
+        if let own = run(through: middle, along: scan, quiet: 8, in: image), !own.offImage {
+            a = min(a, along(own.0), along(own.1))
+            b = max(b, along(own.0), along(own.1))
+        }
         let normal = Point(-scan.y, scan.x)
+        let across = acrossBars(in: image, around: Bounds(enclosing: [ends.0, ends.1])) ?? scan
+        let cosine = max(0.5, abs(across.x * scan.x + across.y * scan.y))
+        let lean = (1 - cosine * cosine).squareRoot() / cosine
         return centres.contains { m in
             [-4.0, -2.0, 2.0, 4.0].contains { d in
                 guard
@@ -511,7 +522,8 @@ enum BarEdgeRefiner {
                     !other.offImage
                 else { return false }
                 let (c, e) = (min(along(other.0), along(other.1)), max(along(other.0), along(other.1)))
-                return a - c > tolerance || e - b > tolerance
+                let allowed = tolerance + abs(d) * lean
+                return a - c > allowed || e - b > allowed
             }
         }
     }

@@ -59,21 +59,23 @@ public struct ScannerSettings: Hashable, Sendable {
         }
     }
 
-    /// Applies the settings that belong to the bar-width decoder (enabling, lengths, checks; not densities or
-    /// positions) to a ZBar decoder of its own (`ZBarLineDecoder`), after the defaults.
+    /// Applies the settings that belong to the bar-width decoder (enabling, checks, lengths; not the image
+    /// scanner's uncertainty, positions, inversion or densities) to a ZBar decoder of its own (`ZBarLineDecoder`),
+    /// after the defaults.
     func apply(toDecoder decoder: OpaquePointer) {
-        for e in entries where e.config < Int32(ZBAR_CFG_POSITION.rawValue) {
+        for e in entries where e.config < Int32(ZBAR_CFG_UNCERTAINTY.rawValue) {
             zbar_decoder_set_config(
                 decoder, zbar_symbol_type_t(UInt32(e.symbology)), zbar_config_t(UInt32(e.config)), e.value)
         }
     }
 
-    /// Whether these settings change how `type`'s text maps to its bars: a check character added or emitted, full
-    /// ASCII (ZBar's defaults do neither for I2/5, CODE-39 and Codabar).
+    /// Whether these settings may change how `type`'s text maps to its bars: a check character added or emitted,
+    /// full ASCII, turned on (ZBar's defaults do none of these for I2/5, CODE-39 and Codabar; ZBar 0.23 honours
+    /// Codabar's check character, which the text then leaves out).
     func changesCharacters(of type: zbar_symbol_type_t) -> Bool {
         let mapping = [ZBAR_CFG_ADD_CHECK, ZBAR_CFG_EMIT_CHECK, ZBAR_CFG_ASCII].map { Int32($0.rawValue) }
         return entries.contains { e in
-            (e.symbology == 0 || e.symbology == Int32(type.rawValue)) && mapping.contains(e.config)
+            (e.symbology == 0 || e.symbology == Int32(type.rawValue)) && mapping.contains(e.config) && e.value != 0
         }
     }
 

@@ -28,9 +28,14 @@ enum ZBarLineDecoder {
         let at = Int((alongRow ? hit.x : hit.y).rounded())
         guard let decoder = LineDecoder(type: type, bytes: bytes, settings: settings) else { return nil }
         // ZBar scans rows and columns both ways; the way it read this one is the way whose decode ends at the hit.
-        for reversed in [false, true] {
+        // (A read of light bars on dark, which ZBar makes with `test-inverted` from the image inverted, is decoded
+        // from inverted samples.)
+        for (inverted, reversed) in [(false, false), (false, true), (true, false), (true, true)] {
             let end = reversed ? count - at : at
-            let sample = { (i: Int) in first[(reversed ? count - 1 - i : i) * step] }
+            let sample = { (i: Int) -> UInt8 in
+                let v = first[(reversed ? count - 1 - i : i) * step]
+                return inverted ? 255 - v : v
+            }
             guard let (start, last) = decoder.read(count: count, sample, elements: elements, near: end) else {
                 continue
             }
