@@ -49,7 +49,8 @@ import Testing
         turned.withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: w, height: h, stride: stride)
             let found = ZBarLineDecoder.span(
-                of: ZBAR_I25, bytes: bytes, through: Point(plain, right), scan: Point(0, 1), settings: ScannerSettings(),
+                of: ZBAR_I25, bytes: bytes, through: Point(plain, right), scan: Point(0, 1),
+                settings: ScannerSettings(),
                 in: image)
             #expect(found != nil)
             if let (a, b) = found {

@@ -482,7 +482,8 @@ enum BarEdgeRefiner {
                 // first bars' ends, walked 6-13 px short; I2/5 of 1.25 px modules walked 26 px of 71: seeds 63, 66,
                 // 74, 75 and 85.)
                 guard let ends = readEnds?(),
-                    !continuesPast(ends, beside: [middle((ends.0, ends.1, false)), middle(line)], along: scan, in: image)
+                    !continuesPast(
+                        ends, beside: [middle((ends.0, ends.1, false)), middle(line)], along: scan, in: image)
                 else { return nil }
                 line = (ends.0, ends.1, false)
             }
