@@ -457,7 +457,7 @@ enum BarEdgeRefiner {
         // The longest run on the lines 2 and 4 px beside `line`, where longer than it by more than the line-to-line
         // difference. (A line beside it that runs off the image says nothing: the background past the edge is
         // unknown.)
-        func middle(_ r: (Point, Point, offImage: Bool)) -> Point { Point((r.0.x + r.1.x) / 2, (r.0.y + r.1.y) / 2) }
+        func middle(_ r: (Point, Point, offImage: Bool)) -> Point { r.0.halfway(to: r.1) }
         func longerBeside(_ line: (Point, Point, offImage: Bool)) -> (Point, Point, offImage: Bool)? {
             let crossed = length(line)
             let mid = middle(line)
@@ -481,9 +481,7 @@ enum BarEdgeRefiner {
                 // one up to 4 px from it). (CODE-39 of 1.1-1.4 px modules read whole by ZBar on lines grazing its
                 // first bars' ends, walked 6-13 px short; I2/5 of 1.25 px modules walked 26 px of 71: seeds 63, 66,
                 // 74, 75 and 85.)
-                guard let ends = readEnds?(),
-                    !continuesPast(
-                        ends, beside: [middle((ends.0, ends.1, false)), middle(line)], along: scan, in: image)
+                guard let ends = readEnds?(), !continuesPast(ends, along: scan, alsoBeside: [middle(line)], in: image)
                 else { return nil }
                 line = (ends.0, ends.1, false)
             }
@@ -493,38 +491,45 @@ enum BarEdgeRefiner {
     }
 
     /// Whether a 1D code goes on past a read's ends (on one scan line, along `scan`): a run of bars on a line 2 or
-    /// 4 px beside one of `centres` reaches past either end by more than the line-to-line difference (4 px or 5 %
-    /// of the read) and the bars' lean (a line d px beside crosses bars that lean by θ from the line's normal d·tanθ
-    /// further along). A read of a part stops inside the code, and the code continues on the lines beside it. (Not
-    /// whether such a line is longer: across a tilted code the lines beside are cut by the bars' ends too, and a
-    /// part of 124 px had a line beside it of 130 px that began 11 px before it.) The read's own line, walked the
-    /// same way, counts as part of the read: a run beside that bridges the same gap (to a label's edge or a
-    /// neighbour within a quiet zone of the walk's) says nothing.
+    /// 4 px beside the read's middle (or beside one of `alsoBeside`) reaches past either end by more than the
+    /// line-to-line difference (4 px or 5 % of the read) and the bars' lean (a line d px beside crosses bars that lean
+    /// by θ from the line's normal d·tanθ further along). A read of a part stops inside the code, and the code
+    /// continues on the lines beside it. (Not whether such a line is longer: across a tilted code the lines beside
+    /// are cut by the bars' ends too, and a part of 124 px had a line beside it of 130 px that began 11 px before
+    /// it.) The read's own line, walked the same way, counts as part of the read: a run beside that bridges the same
+    /// gap (to a label's edge or a neighbour within a quiet zone of the walk's) says nothing.
     static func continuesPast(
-        _ ends: (Point, Point), beside centres: [Point], along scan: Point, in image: LumaImage
+        _ ends: (Point, Point), along scan: Point, alsoBeside extra: [Point] = [], in image: LumaImage
     ) -> Bool {
-        func along(_ q: Point) -> Double { q.x * scan.x + q.y * scan.y }
-        var (a, b) = (min(along(ends.0), along(ends.1)), max(along(ends.0), along(ends.1)))
+        var (a, b) = (min(ends.0.dot(scan), ends.1.dot(scan)), max(ends.0.dot(scan), ends.1.dot(scan)))
         let tolerance = max(4, (b - a) / 20)
-        let middle = Point((ends.0.x + ends.1.x) / 2, (ends.0.y + ends.1.y) / 2)
+        let middle = ends.0.halfway(to: ends.1)
         if let own = run(through: middle, along: scan, quiet: 8, in: image), !own.offImage {
-            a = min(a, along(own.0), along(own.1))
-            b = max(b, along(own.0), along(own.1))
+            a = min(a, own.0.dot(scan), own.1.dot(scan))
+            b = max(b, own.0.dot(scan), own.1.dot(scan))
         }
         let normal = Point(-scan.y, scan.x)
-        let across = acrossBars(in: image, around: Bounds(enclosing: [ends.0, ends.1])) ?? scan
-        let cosine = max(0.5, abs(across.x * scan.x + across.y * scan.y))
-        let lean = (1 - cosine * cosine).squareRoot() / cosine
-        return centres.contains { m in
+        // tanθ, judged only once a run beside goes past the plain tolerance (the direction across the bars is a
+        // structure tensor over the read's area).
+        var judgedLean: Double? = nil
+        func lean() -> Double {
+            if let judgedLean { return judgedLean }
+            let across = acrossBars(in: image, around: Bounds(enclosing: [ends.0, ends.1])) ?? scan
+            let cosine = max(0.5, abs(across.dot(scan)))
+            let tangent = (1 - cosine * cosine).squareRoot() / cosine
+            judgedLean = tangent
+            return tangent
+        }
+        return ([middle] + extra).contains { m in
             [-4.0, -2.0, 2.0, 4.0].contains { d in
                 guard
                     let other = run(
                         through: Point(m.x + normal.x * d, m.y + normal.y * d), along: scan, quiet: 8, in: image),
                     !other.offImage
                 else { return false }
-                let (c, e) = (min(along(other.0), along(other.1)), max(along(other.0), along(other.1)))
-                let allowed = tolerance + abs(d) * lean
-                return a - c > allowed || e - b > allowed
+                let past = max(
+                    a - min(other.0.dot(scan), other.1.dot(scan)), max(other.0.dot(scan), other.1.dot(scan)) - b)
+                return past > tolerance && past > tolerance + abs(d) * lean()
             }
         }
     }

@@ -212,16 +212,18 @@ public final class BarcodeReader {
     }
 
     /// Whether a 1D read's scan lines (zxing-cpp's polygon: its first line from the first corner to the last, its
-    /// last line between the middle two) stop inside the code: a line beside one of them goes on past its ends.
+    /// last line between the middle two; one line when they are the same) stop inside the code: a line beside one
+    /// of them goes on past its ends.
     static func readsPart(_ d: Detection, in image: LumaImage) -> Bool {
         guard d.polygon.count == 4 else { return false }
-        let lines = [(d.polygon[0], d.polygon[3]), (d.polygon[1], d.polygon[2])]
+        let first = (d.polygon[0], d.polygon[3])
+        let last = (d.polygon[1], d.polygon[2])
+        let lines = first == last ? [first] : [first, last]
         return lines.contains { a, b in
             let length = a.distance(to: b)
             guard length >= 8 else { return false }
-            let scan = Point((b.x - a.x) / length, (b.y - a.y) / length)
-            let middle = Point((a.x + b.x) / 2, (a.y + b.y) / 2)
-            return BarEdgeRefiner.continuesPast((a, b), beside: [middle], along: scan, in: image)
+            return BarEdgeRefiner.continuesPast(
+                (a, b), along: Point((b.x - a.x) / length, (b.y - a.y) / length), in: image)
         }
     }
 

@@ -278,12 +278,17 @@ public final class ZBarScanner {
                 // The first hit whose line crossed the whole code; without that test, the longest extent of a
                 // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).
                 let whole = Self.partsReadAsCodes(type)
-                let spans = points.prefix(whole ? 4 : 8).lazy.compactMap {
-                    hit in
-                    BarEdgeRefiner.singleLineSpan(hit: hit, scan: axis, whole: whole, in: image) {
-                        ZBarLineDecoder.span(
-                            of: type, bytes: bytes, through: hit, scan: axis, settings: self.settings, in: image)
-                    }
+                // The read's own ends on its line only for a read that must have crossed it whole (no closure
+                // made for the others).
+                let spans = points.prefix(whole ? 4 : 8).lazy.compactMap { hit in
+                    BarEdgeRefiner.singleLineSpan(
+                        hit: hit, scan: axis, whole: whole, in: image,
+                        readEnds: whole
+                            ? {
+                                ZBarLineDecoder.span(
+                                    of: type, bytes: bytes, through: hit, scan: axis, settings: self.settings,
+                                    in: image)
+                            } : nil)
                 }
                 func extent(_ s: (ends: [Point], across: Point)) -> Double { s.ends[0].distance(to: s.ends[1]) }
                 guard let single = whole ? spans.first : spans.max(by: { extent($0) < extent($1) }) else {
@@ -367,12 +372,14 @@ public final class ZBarScanner {
 
     /// Variable-length symbologies without a check character that ZBar demands: a part of one can read as a
     /// shorter valid code.
-    static func partsReadAsCodes(_ type: zbar_symbol_type_t) -> Bool {
-        type == ZBAR_I25 || type == ZBAR_CODE39 || type == ZBAR_CODABAR
-    }
+    static func partsReadAsCodes(_ type: zbar_symbol_type_t) -> Bool { partsReadAsCodesTypes.contains(type) }
 
-    /// The same, by the reported name (both engines').
-    static func partsReadAsCodes(name: String) -> Bool { ["I2/5", "CODE-39", "Codabar"].contains(name) }
+    /// The same, by the reported name (both engines name them as ZBar does).
+    static func partsReadAsCodes(name: String) -> Bool { partsReadAsCodesNames.contains(name) }
+
+    private static let partsReadAsCodesTypes = [ZBAR_I25, ZBAR_CODE39, ZBAR_CODABAR]
+    private static let partsReadAsCodesNames = Set(
+        partsReadAsCodesTypes.map { String(cString: zbar_get_symbol_name($0)) })
 
     /// EAN and UPC, whose two halves ZBar may read on different scan lines.
     static func halvesJoined(_ type: zbar_symbol_type_t) -> Bool {

@@ -11,6 +11,8 @@ public struct Point: Hashable, Sendable, Codable {
     /// The dot product, with the point taken as a vector.
     public func dot(_ p: Point) -> Double { x * p.x + y * p.y }
     public func distance(to p: Point) -> Double { ((x - p.x) * (x - p.x) + (y - p.y) * (y - p.y)).squareRoot() }
+    /// The point halfway to `p`.
+    public func halfway(to p: Point) -> Point { Point((x + p.x) / 2, (y + p.y) / 2) }
 }
 
 /// A frame size in pixels.
