@@ -61,7 +61,9 @@ static int readInto(const uint8_t *luma, int width, int height, int stride, uint
         // Never zxing-cpp's own downscaling: in 1.4 it merges results across scales with an operator== that
         // asserts (zxing-cpp issues 516, 740). The second passes downscale instead.
         hints.setTryDownscale(false);
-        // Codabar and Code 39 check characters stay in the text, as ZBar reports them.
+        // Codabar and Code 39 check characters stay in the text, as ZBar reports them; so do Codabar's start and
+        // stop characters (A9876543210B, as ZBar and zbarimg print it).
+        hints.setReturnCodabarStartEnd(true);
         auto results = ZXing::ReadBarcodes(view, hints);
         int n = 0;
         for (const auto &r : results) {

@@ -168,9 +168,10 @@ enum Help {
         """
 
     static let scan = """
-        Usage: barscope scan IMAGE... [--json] [-S CONFIG]... [--engine zbar|zxing|both]
+        Usage: barscope scan IMAGE... [--json | --xml | --raw] [-1] [-q] [-S CONFIG]... [--engine zbar|zxing|both]
 
-        Scans still images (PNG, JPEG, ...) and prints each code as TYPE:data, one a line, as zbarimg does.
+        Scans still images (PNG, JPEG, ...) and prints each code as TYPE:data, one a line, as zbarimg does
+        (byte for byte on ZBar's own example suite, with zbarimg's options).
         Both engines read each image (ZBar and zxing-cpp, results cross-checked); an image where nothing is
         found is read again scaled, rotated, contrast-stretched, inverted, binarized and sharpened (24 megapixels
         of such images at most: the same reads on every machine).
@@ -184,6 +185,10 @@ enum Help {
           -S CONFIG     decoder setting in zbarimg syntax (-Sdisable -Sqrcode.enable, -Si25.disable); zxing-cpp's
                         own formats: datamatrix, aztec, microqr, maxicode (-Sdisable -Sdatamatrix.enable)
           --engine E    zbar, zxing or both (default both)
+          --xml         zbarimg's XML layout: a <source> per image, each code a <symbol> (binary data in base64)
+          --raw         the data alone, without TYPE: (with -Sbinary, a binary payload's bytes as they are)
+          -1, --oneshot an image's first code only
+          -q, --quiet   no message when nothing is found (the exit code still says so)
 
         Exit: 0 if any code was found, 4 if none, 2 on an error (missing file, not an image).
         """

@@ -36,9 +36,15 @@ import Testing
             if case .viewfinder(let f, _, let region) = e { return (f, region) }
             return nil
         }
-        try #require(changes.count == 1, "one viewfinder event: \(changes)")
+        // One event where the change takes effect; an animated one also reports the region it settles at, on
+        // its last step's frame.
+        try #require(changes.count == (animationFrames > 1 ? 2 : 1), "viewfinder events: \(changes)")
         let from = try #require(Viewfinder().region(in: Self.options.size))
         let to = try #require(next.region(in: Self.options.size))
+        if animationFrames > 1 {
+            #expect(changes[1].0 == changes[0].0 + animationFrames - 1, "\(changes)")
+            #expect(changes[1].1 == to, "\(changes)")
+        }
         return (log, changes[0].0, from, to)
     }
 

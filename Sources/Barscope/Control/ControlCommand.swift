@@ -18,7 +18,10 @@ extension ScanController {
         case "stop": requestStop()
         case "viewfinder", "region":
             var frames = 0
-            if let i = words.firstIndex(of: "animate"), i + 1 < words.count, let n = Int(words[i + 1]), n >= 0 {
+            if let i = words.firstIndex(of: "animate") {
+                guard i + 1 < words.count, let n = Int(words[i + 1]), n >= 0 else {
+                    throw BarscopeError.badValue("animate: expected a whole number of frames ≥ 0 (animate 8)")
+                }
                 frames = n
                 words.removeSubrange(i...(i + 1))
             }
@@ -27,7 +30,7 @@ extension ScanController {
             let v =
                 command == "region"
                 ? try Viewfinder.parse(aspect: "off", region: words[0])
-                : try Viewfinder.parse(aspect: words[0], insets: current.minimumInset.description)
+                : try Viewfinder.parse(aspect: words[0], insets: current.minimumInset)
             try setViewfinder(v, animationFrames: frames)
         case "symbologies":
             setDecoder(try ScannerSettings(words.map { $0.hasPrefix("-S") ? String($0.dropFirst(2)) : $0 }))

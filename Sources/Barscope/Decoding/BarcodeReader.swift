@@ -59,7 +59,7 @@ public final class BarcodeReader {
         zbar = ZBarScanner(settings: settings)
         zxing = ZXingReader(
             formats: settings.zxingFormats, tryHarder: thorough, upcAAsEAN13: !settings.reportsUPCA,
-            upcEAsEAN13: !settings.reportsUPCE)
+            upcEAsEAN13: !settings.reportsUPCE, isbn10: settings.reportsISBN10, isbn13: settings.reportsISBN13)
     }
 
     /// The ZBar scanner, for callers that tune its densities (the tracked mode).

@@ -15,6 +15,22 @@ public struct Detection: Hashable, Sendable {
     /// The payload's bytes when they are not text (a binary QR payload, bytes that are not UTF-8): events carry
     /// them as base64 with `"encoding":"binary"`. Nil when `data` is the payload.
     public var binary: [UInt8]?
+    /// Which way ZBar read it (its `zbar_orientation_t`), nil when ZBar did not say (zxing-cpp's reads).
+    public var orientation: Orientation? = nil
+    public enum Orientation: Int8, Sendable {
+        case up = 0
+        case right, down, left
+    }
+    /// zbarimg's name for the orientation: UP, RIGHT, DOWN, LEFT or UNKNOWN.
+    public var orientationName: String {
+        switch orientation {
+        case .up: "UP"
+        case .right: "RIGHT"
+        case .down: "DOWN"
+        case .left: "LEFT"
+        case nil: "UNKNOWN"
+        }
+    }
     /// The engine that read it (`zbar`, `zxing`, or `both` when they agreed).
     public var engine: String = "zbar"
     /// One part of a message split over several codes (QR structured append): its position, the count, the

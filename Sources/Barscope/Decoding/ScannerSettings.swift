@@ -91,6 +91,8 @@ public struct ScannerSettings: Hashable, Sendable {
     /// ZBar reports UPC-A (and UPC-E, expanded) as EAN-13 with a leading 0 unless `upca.enable` (`upce.enable`).
     public var reportsUPCA: Bool { zbarEnabled().contains(ZBAR_UPCA.rawValue) }
     public var reportsUPCE: Bool { zbarEnabled().contains(ZBAR_UPCE.rawValue) }
+    public var reportsISBN10: Bool { zbarEnabled().contains(ZBAR_ISBN10.rawValue) }
+    public var reportsISBN13: Bool { zbarEnabled().contains(ZBAR_ISBN13.rawValue) }
 
     /// The symbologies a ZBar scanner with these settings has enabled.
     private func zbarEnabled() -> Set<UInt32> {
@@ -99,7 +101,7 @@ public struct ScannerSettings: Hashable, Sendable {
         apply(to: scanner)
         var on = Set<UInt32>()
         // PDF417 is left out: this ZBar is built without it, and asking about it crashes.
-        for s in Self.zbarToZXing.map(\.0) + [ZBAR_UPCA, ZBAR_UPCE] {
+        for s in Self.zbarToZXing.map(\.0) + [ZBAR_UPCA, ZBAR_UPCE, ZBAR_ISBN10, ZBAR_ISBN13] {
             var value: Int32 = 0
             if zbar_image_scanner_get_config(scanner, s, ZBAR_CFG_ENABLE, &value) == 0, value != 0 {
                 on.insert(s.rawValue)

@@ -352,6 +352,7 @@ public final class ZBarScanner {
         }
         let polygon = points.map(mapping.toFrame)
         var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
+        d.orientation = Detection.Orientation(rawValue: Int8(zbar_symbol_get_orientation(s).rawValue))
         if text == nil { d.binary = bytes }
         d.lengthAcrossBars = refined?.length
         d.acrossBars = acrossBars

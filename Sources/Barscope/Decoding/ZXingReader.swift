@@ -13,15 +13,21 @@ public struct ZXingReader: Sendable {
     /// `upca.enable` and `upce.enable` turn that off).
     public var upcAAsEAN13: Bool
     public var upcEAsEAN13: Bool
+    /// Bookland EAN-13 (978, 979) as ZBar reports it once `isbn10.enable` or `isbn13.enable` is given: ISBN-10
+    /// (978 only, its own check digit) before ISBN-13.
+    public var isbn10: Bool
+    public var isbn13: Bool
 
     public init(
         formats: UInt32 = ZXingReader.allFormats, tryHarder: Bool = true, upcAAsEAN13: Bool = true,
-        upcEAsEAN13: Bool = true
+        upcEAsEAN13: Bool = true, isbn10: Bool = false, isbn13: Bool = false
     ) {
         self.formats = formats
         self.tryHarder = tryHarder
         self.upcAAsEAN13 = upcAAsEAN13
         self.upcEAsEAN13 = upcEAsEAN13
+        self.isbn10 = isbn10
+        self.isbn13 = isbn13
     }
 
     public static let allFormats: UInt32 = (1 << 17) - 1
@@ -49,6 +55,13 @@ public struct ZXingReader: Sendable {
             } else if r.format == UInt32(BS_ZX_UPCE), upcEAsEAN13, let upcA = Self.expandUPCE(text) {
                 type = "EAN-13"
                 text = "0" + upcA
+            } else if r.format == UInt32(BS_ZX_DATABAR), text.count == 14 {
+                // zxing-cpp gives the GTIN; ZBar (and the code itself) lead with its application identifier, 01.
+                text = "01" + text
+            }
+            if type == "EAN-13", let (isbnType, isbnText) = bookland(text) {
+                type = isbnType
+                text = isbnText
             }
             let c = r.corners
             // zxing: top-left, top-right, bottom-right, bottom-left; ours (ZBar's order): TL, BL, BR, TR.
@@ -67,6 +80,22 @@ public struct ZXingReader: Sendable {
             d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
             return d
         }
+    }
+
+    /// An EAN-13 in ZBar's ISBN naming, when its settings ask for it (ZBar's rule: ISBN-10 for 978 when enabled,
+    /// else ISBN-13 for 978 and 979); nil when it stays EAN-13.
+    func bookland(_ ean: String) -> (String, String)? {
+        let digits = ean.compactMap(\.wholeNumberValue)
+        guard digits.count == 13, ean.count == 13, digits[0] == 9, digits[1] == 7 else { return nil }
+        if digits[2] == 8, isbn10 {
+            // The nine digits after 978, and ISBN-10's own check: weights 10...2, modulo 11, X for 10.
+            let body = digits[3..<12]
+            let sum = zip(body, (2...10).reversed()).reduce(0) { $0 + $1.0 * $1.1 }
+            let check = (11 - sum % 11) % 11
+            return ("ISBN-10", body.map(String.init).joined() + (check == 10 ? "X" : String(check)))
+        }
+        if digits[2] == 8 || digits[2] == 9, isbn13 { return ("ISBN-13", ean) }
+        return nil
     }
 
     /// The UPC-A number a UPC-E code stands for (number system, six digits, check digit), by the zero-suppression

@@ -32,13 +32,14 @@ public final class EventWriter: Sendable {
     /// - Parameters:
     ///   - path: a file to create, or `-` for standard output.
     ///   - capacity: lines held for a slow reader before new ones are dropped.
+    ///   - append: add to an existing file (a service instance started again keeps what it wrote before).
     /// - Throws: ``BarscopeError/badInput`` when the file cannot be created.
-    public init(path: String, capacity: Int = 4096, whenFull: WhenFull = .wait) throws {
+    public init(path: String, capacity: Int = 4096, whenFull: WhenFull = .wait, append: Bool = false) throws {
         if path == "-" {
             fd = STDOUT_FILENO
             ownsDescriptor = false
         } else {
-            let d = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            let d = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC, 0o644)
             guard d >= 0 else {
                 throw BarscopeError.badInput("\(path): cannot write events (\(String(cString: strerror(errno))))")
             }

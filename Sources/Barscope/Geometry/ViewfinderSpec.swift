@@ -16,12 +16,18 @@ extension Viewfinder {
             }
             return Viewfinder(normalizedRegion: n)
         }
+        return try parse(aspect: aspect, insets: try parseInsets(insets))
+    }
+
+    /// Builds a viewfinder from its aspect text and insets already held as values (a live `viewfinder` command keeps
+    /// the current insets: they never pass through their description).
+    public static func parse(aspect: String, insets: EdgeInsets) throws -> Viewfinder {
         if aspect == "off" || aspect == "none" { return .off }
         guard let ratio = AspectRatio(parsing: aspect) else {
             throw BarscopeError.badValue(
                 "viewfinder '\(aspect)': expected W:H with both sides positive (4:3), or 'off'")
         }
-        return Viewfinder(aspectRatio: ratio, minimumInset: try parseInsets(insets))
+        return Viewfinder(aspectRatio: ratio, minimumInset: insets)
     }
 
     /// `N` or `top,left,bottom,right`.

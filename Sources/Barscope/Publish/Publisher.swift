@@ -44,7 +44,7 @@ extension ScanController {
             try perform(command)
             return .object([("command", .string(command)), ("ok", .bool(true))])
         } catch {
-            return .object([("command", .string(command)), ("error", .string("\(error)"))])
+            return .object([("command", .string(command)), ("ok", .bool(false)), ("error", .string("\(error)"))])
         }
     }
 }

@@ -89,6 +89,9 @@ final class RegionTimeline: Sendable {
                 let region = done ? s.viewfinder.region(in: frame) : a.from.interpolated(to: a.to, a.step, of: a.steps)
                 s.current = Self.stamp(region, s.viewfinder, frame)
                 s.animation = done ? nil : a
+                // The region it settles at is reported too: a `viewfinder` event at the animation's first frame
+                // and at its last.
+                if done { changed = true }
             }
             s.lastStamped = s.current.frame
             return (s.current, changed)

@@ -70,6 +70,7 @@ public final class ScanService: @unchecked Sendable {
         }
         guard let file = PipelineSpec.find(pipeline) else { throw Failure.notFound("no pipeline named '\(pipeline)'") }
         var configuration: RunConfiguration
+        var eventsPath = "-"
         do {
             var spec = try PipelineSpec(file: file)
             for (key, value) in overrides {
@@ -78,7 +79,7 @@ public final class ScanService: @unchecked Sendable {
                 }
                 try spec.set(assignment: "\(key)=\(value)")
             }
-            configuration = try spec.configuration().0
+            (configuration, eventsPath) = try spec.configuration()
             if !configuration.publish.targets.isEmpty {
                 throw BarscopeError.badValue(
                     "[publish] url: give --publish to barscope serve (one connection to each broker serves every "
@@ -94,17 +95,29 @@ public final class ScanService: @unchecked Sendable {
             r = r.session(n)
             configuration.recording = r
         }
+        // `[events] path`: the instance's events also go to that file, added to (a restored instance keeps what it
+        // wrote). The service has no standard output of events, so `-` means none.
+        var eventFile: EventWriter? = nil
+        if eventsPath != "-" {
+            do {
+                eventFile = try EventWriter(
+                    path: eventsPath, whenFull: configuration.input.isLive ? .drop : .wait, append: true)
+            } catch let e as BarscopeError {
+                throw Failure.badRequest("[events] path: \(e.description)")
+            }
+        }
         let newID = id ?? "\(pipeline.prefix(40))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         let instance = ServiceInstance(
             id: newID, pipeline: pipeline, overrides: overrides, configuration: configuration,
-            publisher: publisher.load()
+            publisher: publisher.load(), eventFile: eventFile
         ) { [weak self] i in self?.onEvents.load()?(i) }
         registry.withLock { $0.append(instance) }
         persist()
         instance.controller.start()
         // When it ends by itself (completed, failed), it is no longer one to bring back.
-        let watcher = Thread { [weak self, weak instance] in
+        let watcher = Thread { [weak self, weak instance, eventFile] in
             instance?.controller.wait()
+            eventFile?.close()
             self?.persist()
             // Its streams close once they have its last events.
             if let self, let instance { self.onEvents.load()?(instance) }

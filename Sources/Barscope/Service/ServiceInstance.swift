@@ -17,6 +17,8 @@ public final class ServiceInstance: @unchecked Sendable {
     /// Where `--snapshots` writes (`snapshots.folder`): the only folder the snapshot route reads.
     public let snapshotFolder: String?
     let events: EventRing
+    /// `[events] path`: every event line, as the ring holds it, also goes to this file.
+    private let eventFile: EventWriter?
     private let counters = Locked(Counters())
     /// Called (any thread) when events arrive, for the streams watching them.
     private let notify: @Sendable (ServiceInstance) -> Void
@@ -36,8 +38,10 @@ public final class ServiceInstance: @unchecked Sendable {
 
     init(
         id: String, pipeline: String, overrides: [(String, String)], configuration: RunConfiguration,
-        eventMemory: Int = 1000, publisher: Publisher? = nil, notify: @escaping @Sendable (ServiceInstance) -> Void
+        eventMemory: Int = 1000, publisher: Publisher? = nil, eventFile: EventWriter? = nil,
+        notify: @escaping @Sendable (ServiceInstance) -> Void
     ) {
+        self.eventFile = eventFile
         self.id = id
         self.pipeline = pipeline
         self.overrides = overrides
@@ -80,7 +84,9 @@ public final class ServiceInstance: @unchecked Sendable {
             default: break
             }
         }
-        events.append(channel.load()?.publish(event) ?? event.jsonLine)
+        let line = channel.load()?.publish(event) ?? event.jsonLine
+        events.append(line)
+        eventFile?.write(line: line)
         notify(self)
     }
 
@@ -98,7 +104,9 @@ public final class ServiceInstance: @unchecked Sendable {
         case .paused: return "paused"
         case .restarting: return "reconnecting"
         case .failed: return "failed"
-        case .stopped: return counters.withLock { $0.stopRequested } ? "stopped" : "completed"
+        case .stopped:
+            // Asked to stop (DELETE, or a `stop` control command on any channel), or at its stream's end.
+            return counters.withLock { $0.stopRequested } || controller.isStopping ? "stopped" : "completed"
         }
     }
 

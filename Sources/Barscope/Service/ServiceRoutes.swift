@@ -104,8 +104,11 @@ public final class ServiceRoutes: @unchecked Sendable {
                 let answer: (Int, JSONValue)
                 do { answer = (200, try service.delete(i.id)) } catch ScanService.Failure.timedOut(let m) {
                     answer = (504, .object([("error", .string(m))]))
+                } catch ScanService.Failure.notFound(let m) {
+                    // Deleted by another request while this one waited.
+                    answer = (404, .object([("error", .string(m))]))
                 } catch {
-                    answer = (404, .object([("error", .string("\(error)"))]))
+                    answer = (500, .object([("error", .string("\(error)"))]))
                 }
                 MainLoop.run { x.json(answer.0, answer.1) }
             }
