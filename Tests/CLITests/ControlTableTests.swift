@@ -94,7 +94,9 @@ import Testing
         let started = try #require(
             events.waitFor(30) { $0.contains(#""event":"detection""#) }, "\(channel.name): no detection at all")
         func warning(after start: Int, naming command: String) -> Int? {
-            events.all[start...].firstIndex { $0.contains(#""event":"warning""#) && $0.contains("control '\(command)'") }
+            events.all[start...].firstIndex {
+                $0.contains(#""event":"warning""#) && $0.contains("control '\(command)'")
+            }
         }
 
         // Invalid commands: one line naming the fault, and nothing changes (no viewfinder event follows them).
@@ -153,10 +155,13 @@ import Testing
                 }
             case .notOnly(let type):
                 seen = events.waitFor(30, from: from) { line in
-                    line.contains(#""event":"detection""#) && (json(line)?["type"] as? String).map { $0 != type } == true
+                    line.contains(#""event":"detection""#)
+                        && (json(line)?["type"] as? String).map { $0 != type } == true
                 }
             case .state(let state):
-                seen = events.waitFor(20, from: from) { $0.contains(#""event":"state""#) && $0.contains("\"\(state)\"") }
+                seen = events.waitFor(20, from: from) {
+                    $0.contains(#""event":"state""#) && $0.contains("\"\(state)\"")
+                }
             case .cycle(let label):
                 seen = events.waitFor(20, from: from) { line in
                     line.contains(#""event":"cycle""#) && (json(line)?["label"] as? String) == label

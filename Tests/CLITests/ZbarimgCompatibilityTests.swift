@@ -77,7 +77,10 @@ import Testing
 
                 """)
         let blank = Tool.folder.appendingPathComponent("blank-\(UUID().uuidString).png").path
-        #expect(try Tool.shell("gst-launch-1.0 -q videotestsrc pattern=white num-buffers=1 ! video/x-raw,width=64,height=64 ! pngenc ! filesink location=\(blank)") == 0)
+        #expect(
+            try Tool.shell(
+                "gst-launch-1.0 -q videotestsrc pattern=white num-buffers=1 ! video/x-raw,width=64,height=64 ! pngenc ! filesink location=\(blank)"
+            ) == 0)
         let quiet = try Tool.run(["scan", "-q", blank])
         #expect(quiet.status == 4)
         #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")

@@ -8,10 +8,12 @@ import Foundation
 /// ends there.
 enum BarEdgeRefiner {
     /// The unit direction across a 1D code's bars (the way they follow one another), from the image's dominant
-    /// edge direction around `area` (the structure tensor of the luma gradient); nil when the edges there have no
-    /// clear direction. Within 3 degrees of an axis it is the axis.
+    /// edge direction over `area` (the structure tensor of the luma gradient); nil when the edges there have no
+    /// clear direction. The area is grown by a twentieth of its length only: ZBar's hits lie on the bars, and
+    /// whatever is further out (printed text, a neighbour's bars, a busy background) can have more edges than a
+    /// faint code.
     static func acrossBars(in image: LumaImage, around area: PixelRect) -> Point? {
-        let grow = max(area.width, area.height) / 4
+        let grow = max(area.width, area.height) / 20 + 2
         let r = area.expanded(by: grow)
         let x0 = max(1, r.x)
         let y0 = max(1, r.y)
@@ -47,10 +49,7 @@ enum BarEdgeRefiner {
         let coherence = ((jxx - jyy) * (jxx - jyy) + 4 * jxy * jxy).squareRoot() / trace
         guard coherence > 0.5 else { return nil }
         let angle = 0.5 * atan2(2 * jxy, jxx - jyy)
-        var u = Point(cos(angle), sin(angle))
-        if abs(u.y) < sin(3 * Double.pi / 180) { u = Point(1, 0) }
-        if abs(u.x) < sin(3 * Double.pi / 180) { u = Point(0, 1) }
-        return u
+        return Point(cos(angle), sin(angle))
     }
 
     /// The direction across the bars, judged from the bars themselves: through the middle of the hits (`points`),
@@ -185,7 +184,23 @@ enum BarEdgeRefiner {
         var runsOffImage: Bool
     }
 
-    static func refine(_ corners: [Point], in image: LumaImage, across uDir: Point) -> Refined {
+    /// The code's outline as a quadrilateral fitted to its bars, from a first box around it (`corners`) and the
+    /// direction across its bars. Three estimates, each from the image:
+    /// 1. where the bars begin and end across them on three lines of the first box (its ends, roughly);
+    /// 2. where the bars end along them, in up to four windows across the code: each line outward from the
+    ///    strongest is still on the bars while it carries the bars' own pattern, measured as its covariance with
+    ///    the line before it over that line's spread (a line past the bars, on a label's margin, printed digits or
+    ///    a busy background, has a spread of its own but none of the bars'); the end is where that falls to half
+    ///    the strongest line's spread. A line fitted through each side's window ends gives the top and bottom
+    ///    edges, sloped as perspective or a wrong direction leaves them;
+    /// 3. the first and last bar's edge on seven lines spread over the bars' height: a line fitted through each
+    ///    side's gives the start and end edges, leaning as the bars lean.
+    /// The four lines' intersections are the corners (a perspective view's quadrilateral, not forced to a
+    /// rectangle). Every window and tolerance scales with the code's length and the bars' measured widths.
+    /// Where the end edges found lean more than a degree from square to the direction given (a direction judged
+    /// from a busy neighbourhood), the fit is made once more across the bars as they lean: its lines then run
+    /// square to the bars, as the windows' and lines' estimates assume.
+    static func refine(_ corners: [Point], in image: LumaImage, across uDir: Point, again: Bool = true) -> Refined {
         // Unrefined, the box's own extent across the bars stands.
         let us = corners.map { $0.x * uDir.x + $0.y * uDir.y }
         let unrefined = Refined(corners: corners, length: (us.max() ?? 0) - (us.min() ?? 0), runsOffImage: false)
@@ -204,199 +219,320 @@ enum BarEdgeRefiner {
         let length = (u.x * u.x + u.y * u.y).squareRoot()
         guard length >= 8 else { return unrefined }
         let unit = Point(u.x / length, u.y / length)
-        let window = max(3.0, 0.04 * length)
-
-        var startShifts: [Double] = []
-        var endShifts: [Double] = []
-        var linesOffImage = 0
-        let reach = Int(length)  // how far past each reported end a missed part of the code may lie
-        for r in [0.25, 0.5, 0.75] {
-            let base = Point(origin.x + v.x * r, origin.y + v.y * r)
-            // One sample per pixel along u, from `reach` before the reported start to `reach` past its end.
-            let from = -Double(reach)
-            let count = Int(length) + 2 * reach + 1
-            var samples = [UInt8](repeating: 0, count: count)
-            var inside = [Bool](repeating: false, count: count)
-            for k in 0..<count {
-                let t = from + Double(k)
-                let x = base.x + unit.x * t
-                let y = base.y + unit.y * t
-                samples[k] = luma(image, x, y)
-                inside[k] = x >= 0 && y >= 0 && x < Double(image.width) && y < Double(image.height)
-            }
-            // Threshold from the reported code alone, not the background around it.
-            let code = samples[reach...(reach + Int(length))]
-            guard let lo = code.min(), let hi = code.max(), Int(hi) - Int(lo) >= 40 else { continue }
-            let threshold = (Int(lo) + Int(hi)) / 2
-            func dark(_ k: Int) -> Bool { Int(samples[k]) < threshold }
-            let w = Int(window)
-            // The outermost dark samples within the window around each reported end...
-            guard var first = ((reach - w)...(reach + w)).first(where: dark),
-                var last = stride(from: reach + Int(length) + w, through: reach + Int(length) - w, by: -1)
-                    .first(where: { $0 < count && dark($0) }),
-                last > first
-            else { continue }
-            // ...then outward bar by bar while the light gap before the next bar is shorter than a quiet zone
-            // (6 modules: codes' widest inner space is 4 modules, their quiet zones at least 7).
-            // The module width from the dark runs' lower quartile, not their minimum: a thin bar sampled across a
-            // tilted, interpolated picture can measure a pixel short, and a quiet zone judged from it would stop
-            // at the first 4-module space inside the code. At 1.5 modules a pixel the quartile is still a whole
-            // pixel short (1 for 1.4), so the module is also judged from the bars' and spaces' mean width, which
-            // is 1.4 to 1.8 modules in every 1D symbology's characters: the span over the runs, over 1.75.
-            var runs: [Int] = []
-            var run = 0
-            for k in first...last {
-                if dark(k) {
-                    run += 1
-                } else if run > 0 {
-                    runs.append(run)
-                    run = 0
-                }
-            }
-            if run > 0 { runs.append(run) }
-            let quartile = runs.isEmpty ? 1 : max(1, runs.sorted()[runs.count / 4])
-            // (Spaces between the bars: one fewer than the bars. Too few runs say nothing about a mean.)
-            let elements = 2 * runs.count - 1
-            let meanWidth = elements >= 9 ? Double(last - first + 1) / Double(elements) / 1.75 : 0
-            // (At most twice the quartile: blur that merges bars makes the mean too wide, and a quiet zone judged
-            // from it would run through the label's margin onto the background.)
-            let quiet = 6 * max(Double(quartile), min(meanWidth, 2 * Double(quartile)))
-            // Walking off the image before a quiet zone is complete: the code may go on past the edge.
-            var offImage = false
-            var k = first - 1
-            var gap = 0.0
-            while k >= 0 && gap < quiet {
-                if !inside[k] {
-                    offImage = true
-                    break
-                }
-                if dark(k) {
-                    first = k
-                    gap = 0
-                } else {
-                    gap += 1
-                }
-                k -= 1
-            }
-            k = last + 1
-            gap = 0.0
-            while k < count && gap < quiet {
-                if !inside[k] {
-                    offImage = true
-                    break
-                }
-                if dark(k) {
-                    last = k
-                    gap = 0
-                } else {
-                    gap += 1
-                }
-                k += 1
-            }
-            if offImage { linesOffImage += 1 }
-            startShifts.append(from + Double(first))
-            endShifts.append(from + Double(last) + 1 - length)
-        }
-        guard !startShifts.isEmpty, !endShifts.isEmpty else { return unrefined }
-        let s0 = median(startShifts)
-        let s1 = median(endShifts)
+        let height = (v.x * v.x + v.y * v.y).squareRoot()
         // Along the bars, in pixels: the box's own v when it has height, else square to the bars (a box of one
         // scan line's hits has none).
-        let height = (v.x * v.x + v.y * v.y).squareRoot()
         let vUnit = height >= 1 ? Point(v.x / height, v.y / height) : Point(-unit.y, unit.x)
         let mid = Point(origin.x + v.x / 2, origin.y + v.y / 2)
-        // A bar is never longer than the code is wide, nor than twice the reported box is tall.
-        let limit = Int(max(2 * height, length + s1 - s0))
-        var (r0, r1) = barEnds(
-            in: image, mid: mid, unit: unit, vUnit: vUnit, from: s0, to: length + s1, within: height / 2,
-            limit: limit)
-        if r0 == 0, r1 == 0 { (r0, r1) = (-height / 2, height / 2) }
         func at(_ s: Double, _ r: Double) -> Point {
             Point(mid.x + unit.x * s + vUnit.x * r, mid.y + unit.y * s + vUnit.y * r)
         }
-        let refined = [at(s0, r0), at(s0, r1), at(length + s1, r1), at(length + s1, r0)]
+
+        // 1. The ends across the bars on three lines of the first box.
+        var starts: [Double] = []
+        var ends: [Double] = []
+        var linesOffImage = 0
+        for r in [-0.25, 0, 0.25] {
+            guard let e = lineEnds(in: image, at: r * height, near: 0, length, mid: mid, unit: unit, vUnit: vUnit)
+            else { continue }
+            if e.offImage { linesOffImage += 1 }
+            starts.append(e.first)
+            ends.append(e.last)
+        }
+        guard !starts.isEmpty else { return unrefined }
+        let s0 = median(starts)
+        let s1 = median(ends)
+        let runsOffImage = 2 * linesOffImage > starts.count
+
+        // 2. The bars' ends along them, window by window across the code.
+        // A bar is never longer than the code is wide, nor than twice the reported box is tall.
+        let limit = Int(max(2 * height, s1 - s0))
+        let windows = max(1, min(4, Int((s1 - s0) / 24)))
+        var tops: [Point] = []
+        var bottoms: [Point] = []
+        for w in 0..<windows {
+            let a = s0 + (s1 - s0) * Double(w) / Double(windows)
+            let b = s0 + (s1 - s0) * Double(w + 1) / Double(windows)
+            let (top, bottom) = barEnds(
+                in: image, mid: mid, unit: unit, vUnit: vUnit, from: a, to: b, within: height / 2, limit: limit)
+            if ProcessInfo.processInfo.environment["BS_DEBUG"] != nil {
+                print("window", again, a, b, top, bottom, "s0", s0, "s1", s1, "h", height, "u", unit)
+            }
+            guard top != 0 || bottom != 0 else { continue }
+            tops.append(Point((a + b) / 2, top))
+            bottoms.append(Point((a + b) / 2, bottom))
+        }
+        // r = a + b s through the windows' ends (level when there is one window, or none).
+        let fallback = (-height / 2, height / 2)
+        let topLine = fitLine(tops) ?? (tops.isEmpty ? fallback.0 : median(tops.map(\.y)), 0)
+        let bottomLine = fitLine(bottoms) ?? (bottoms.isEmpty ? fallback.1 : median(bottoms.map(\.y)), 0)
+        func top(_ s: Double) -> Double { topLine.0 + topLine.1 * s }
+        func bottom(_ s: Double) -> Double { bottomLine.0 + bottomLine.1 * s }
+
+        // 3. The first and last bar's edges on seven lines over the bars' middle three fifths: s = c + d r at each
+        // end.
+        var startEdge: [Point] = []
+        var endEdge: [Point] = []
+        for f in [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8] {
+            let rStart = top(s0) + f * (bottom(s0) - top(s0))
+            let rEnd = top(s1) + f * (bottom(s1) - top(s1))
+            let rMid = (rStart + rEnd) / 2
+            guard let e = lineEnds(in: image, at: rMid, near: s0, s1 - s0, mid: mid, unit: unit, vUnit: vUnit)
+            else { continue }
+            // The line is parallel to u at rMid; where it meets each edge, r is rMid.
+            startEdge.append(Point(rMid, e.first))
+            endEdge.append(Point(rMid, e.last))
+        }
+        if ProcessInfo.processInfo.environment["BS_DEBUG"] != nil { print("start", startEdge, "end", endEdge) }
+        let startLine = fitLine(startEdge) ?? (s0, 0)
+        let endLine = fitLine(endEdge) ?? (s1, 0)
+        // The bars lean by atan(d) from vUnit (s = c + d r along each end edge).
+        let lean = atan((startLine.1 + endLine.1) / 2)
+        if again, startEdge.count >= 3, endEdge.count >= 3, abs(lean) > Double.pi / 180, abs(lean) < Double.pi / 6 {
+            // The bars run along vUnit + d unit: square to them is unit - d vUnit (both turned by the lean).
+            let (c, sn) = (cos(lean), sin(lean))
+            let turned = Point(unit.x * c - vUnit.x * sn, unit.y * c - vUnit.y * sn)
+            let along = Point(vUnit.x * c + unit.x * sn, vUnit.y * c + unit.y * sn)
+            let r0 = top((s0 + s1) / 2)
+            let r1 = bottom((s0 + s1) / 2)
+            let centre = at((s0 + s1) / 2, (r0 + r1) / 2)
+            let half = (s1 - s0) / 2
+            let box = [
+                (-half, r0 - (r0 + r1) / 2), (-half, r1 - (r0 + r1) / 2), (half, r1 - (r0 + r1) / 2),
+                (half, r0 - (r0 + r1) / 2),
+            ].map { (s, r) in
+                Point(centre.x + turned.x * s + along.x * r, centre.y + turned.y * s + along.y * r)
+            }
+            return refine(box, in: image, across: turned, again: false)
+        }
+        // Where an end edge (s = c + d r) meets a side (r = a + b s).
+        func corner(_ end: (Double, Double), _ side: (Double, Double)) -> Point {
+            let denominator = 1 - end.1 * side.1
+            let s = abs(denominator) < 1e-6 ? end.0 : (end.0 + end.1 * side.0) / denominator
+            return at(s, side.0 + side.1 * s)
+        }
+        let quad = [
+            corner(startLine, topLine), corner(startLine, bottomLine), corner(endLine, bottomLine),
+            corner(endLine, topLine),
+        ]
+        // A fit gone wild (a degenerate line through two points) keeps the first estimate's box.
+        let box = [at(s0, top(s0)), at(s0, bottom(s0)), at(s1, bottom(s1)), at(s1, top(s1))]
+        let sane = zip(quad, box).allSatisfy { $0.distance(to: $1) <= 0.25 * (s1 - s0) + 4 }
+        let rMid = (top((s0 + s1) / 2) + bottom((s0 + s1) / 2)) / 2
+        let across = (endLine.0 + endLine.1 * rMid) - (startLine.0 + startLine.1 * rMid)
         return Refined(
-            corners: OrientedBox.normalizedOrder(refined), length: length + s1 - s0,
-            runsOffImage: 2 * linesOffImage > startShifts.count)
+            corners: OrientedBox.normalizedOrder(sane ? quad : box), length: sane ? across : s1 - s0,
+            runsOffImage: runsOffImage)
+    }
+
+    /// The line `y = a + b x` through the points by Theil and Sen's estimate: the median of the slopes between
+    /// every two points, the median intercept at that slope. A third of the points may lie anywhere (a line that
+    /// met a label's edge, a window on a neighbour's bars) without moving it. Nil for fewer than two points or
+    /// points with no spread in x.
+    static func fitLine(_ points: [Point]) -> (Double, Double)? {
+        var slopes: [Double] = []
+        for i in points.indices {
+            for j in points.indices where j > i && abs(points[j].x - points[i].x) > 1e-9 {
+                slopes.append((points[j].y - points[i].y) / (points[j].x - points[i].x))
+            }
+        }
+        guard !slopes.isEmpty else { return nil }
+        let b = median(slopes)
+        return (median(points.map { $0.y - b * $0.x }), b)
+    }
+
+    /// Where the bars begin and end on one line parallel to `unit`, `r` px along `vUnit` from `mid`: the outermost
+    /// dark samples within a window around the expected ends (`start` and `start + length` along `unit`), then
+    /// outward bar by bar while the light gap before the next bar is shorter than a quiet zone. The edges lie half
+    /// a sample out from the outermost dark samples, where the luma crosses the code's middle level. Nil where the
+    /// line shows too little contrast to tell bars from spaces.
+    static func lineEnds(
+        in image: LumaImage, at r: Double, near start: Double, _ length: Double, mid: Point, unit: Point, vUnit: Point
+    ) -> (first: Double, last: Double, offImage: Bool)? {
+        let window = max(3.0, 0.04 * length)
+        let reach = Int(length)  // how far past each expected end a missed part of the code may lie
+        let base = Point(mid.x + vUnit.x * r + unit.x * start, mid.y + vUnit.y * r + unit.y * start)
+        // One sample per pixel along u, from `reach` before the expected start to `reach` past its end.
+        let from = -Double(reach)
+        let count = Int(length) + 2 * reach + 1
+        var samples = [UInt8](repeating: 0, count: count)
+        var inside = [Bool](repeating: false, count: count)
+        for k in 0..<count {
+            let t = from + Double(k)
+            let x = base.x + unit.x * t
+            let y = base.y + unit.y * t
+            samples[k] = luma(image, x, y)
+            inside[k] = x >= 0 && y >= 0 && x < Double(image.width) && y < Double(image.height)
+        }
+        // Threshold from the expected code alone, not the background around it.
+        let code = samples[reach...(reach + Int(length))]
+        guard let lo = code.min(), let hi = code.max(), Int(hi) - Int(lo) >= 40 else { return nil }
+        let threshold = (Int(lo) + Int(hi)) / 2
+        func dark(_ k: Int) -> Bool { Int(samples[k]) < threshold }
+        let w = Int(window)
+        // The outermost dark samples within the window around each expected end...
+        guard var first = ((reach - w)...(reach + w)).first(where: dark),
+            var last = stride(from: reach + Int(length) + w, through: reach + Int(length) - w, by: -1)
+                .first(where: { $0 < count && dark($0) }),
+            last > first
+        else { return nil }
+        // ...then outward bar by bar while the light gap before the next bar is shorter than a quiet zone
+        // (6 modules: codes' widest inner space is 4 modules, their quiet zones at least 7).
+        // The module width from the dark runs' lower quartile, not their minimum: a thin bar sampled across a
+        // tilted, interpolated picture can measure a pixel short, and a quiet zone judged from it would stop
+        // at the first 4-module space inside the code. At 1.5 modules a pixel the quartile is still a whole
+        // pixel short (1 for 1.4), so the module is also judged from the bars' and spaces' mean width, which
+        // is 1.4 to 1.8 modules in every 1D symbology's characters: the span over the runs, over 1.75.
+        var runs: [Int] = []
+        var run = 0
+        for k in first...last {
+            if dark(k) {
+                run += 1
+            } else if run > 0 {
+                runs.append(run)
+                run = 0
+            }
+        }
+        if run > 0 { runs.append(run) }
+        let quartile = runs.isEmpty ? 1 : max(1, runs.sorted()[runs.count / 4])
+        // (Spaces between the bars: one fewer than the bars. Too few runs say nothing about a mean.)
+        let elements = 2 * runs.count - 1
+        let meanWidth = elements >= 9 ? Double(last - first + 1) / Double(elements) / 1.75 : 0
+        // (At most twice the quartile: blur that merges bars makes the mean too wide, and a quiet zone judged
+        // from it would run through the label's margin onto the background.)
+        let quiet = 6 * max(Double(quartile), min(meanWidth, 2 * Double(quartile)))
+        // Walking off the image before a quiet zone is complete: the code may go on past the edge.
+        var offImage = false
+        var k = first - 1
+        var gap = 0.0
+        while k >= 0 && gap < quiet {
+            if !inside[k] {
+                offImage = true
+                break
+            }
+            if dark(k) {
+                first = k
+                gap = 0
+            } else {
+                gap += 1
+            }
+            k -= 1
+        }
+        k = last + 1
+        gap = 0.0
+        while k < count && gap < quiet {
+            if !inside[k] {
+                offImage = true
+                break
+            }
+            if dark(k) {
+                last = k
+                gap = 0
+            } else {
+                gap += 1
+            }
+            k += 1
+        }
+        // The edge between the last light and the first dark sample, where the luma crosses the threshold.
+        func crossing(_ dark: Int, _ light: Int) -> Double {
+            guard light >= 0, light < count else { return Double(dark) }
+            let a = Double(samples[light])
+            let b = Double(samples[dark])
+            let f = a > b ? (a - Double(threshold)) / (a - b) : 0.5
+            return Double(light) + f * Double(dark - light)
+        }
+        return (
+            start + from + crossing(first, first - 1), start + from + crossing(last, last + 1),
+            offImage
+        )
     }
 
     /// The bars' own top and bottom, in pixels along `vUnit` from the line through `mid` across the bars (from
     /// `s0` to `s1` along `unit`): ZBar reports only the lines it decoded on, which can be a few rows of a tall
-    /// code, or one (a box of no height at all). Each line across the bars at an offset along them is judged by its
-    /// contrast (the standard deviation of its samples); the bars run as far as it stays above half the strongest
-    /// line's, and end where it crosses that, to a fraction of a pixel. (Following single dark bars instead lost
-    /// them within a few pixels on blurred 1 px bars, or on a tilt judged a degree off.) (0, 0) when the lines
-    /// show no bars.
+    /// code, or one (a box of no height at all). The strongest line within the reported box (its samples' spread)
+    /// is on the bars; outward from it, a line is on the bars while its covariance with the line before it, over
+    /// that line's spread, stays above half the strongest line's spread: the share of the bars' own pattern it
+    /// carries (a bar fading out, blurred, falls through half where its contrast does; a label's margin, printed
+    /// digits or a busy background past the bars carry none of it, whatever their own contrast). The edge lies
+    /// where it crosses half, to a fraction of a pixel. (0, 0) when the lines show no bars.
     static func barEnds(
         in image: LumaImage, mid: Point, unit: Point, vUnit: Point, from s0: Double, to s1: Double, within: Double,
         limit: Int
     ) -> (top: Double, bottom: Double) {
         let span = Int(s1 - s0)
         guard span >= 8, limit >= 1 else { return (0, 0) }
-        // At most about 128 samples a line (a line across bars has their spread wherever its samples fall; a line
-        // past their ends has none), so that a long code costs no more than a short one: every frame's codes are
-        // boxed in tracked mode.
-        let sampleStep = max(1, span / 128)
-        func contrast(_ d: Int) -> Double {
+        // At most about 64 samples a line, so that a long code costs no more than a short one: every frame's codes
+        // are boxed in tracked mode.
+        let sampleStep = max(1, span / 64)
+        let count = span / sampleStep + 1
+        // One line's samples, less their mean; nil where a sample would leave the image (a line that leaves it is
+        // not judged: its samples would repeat the image's edge row).
+        var lines: [Int: [Double]?] = [:]
+        func line(_ d: Int) -> [Double]? {
+            if let l = lines[d] { return l }
             let o = Point(mid.x + vUnit.x * Double(d), mid.y + vUnit.y * Double(d))
-            if let fast = lineContrast(
-                image, from: Point(o.x + unit.x * s0, o.y + unit.y * s0), step: unit, count: span / sampleStep + 1,
-                every: sampleStep)
-            {
-                return fast
+            let start = Point(o.x + unit.x * s0, o.y + unit.y * s0)
+            var values: [Double]
+            if let fast = lineSamples(image, from: start, step: unit, count: count, every: sampleStep) {
+                values = fast
+            } else {
+                values = [Double](repeating: 0, count: count)
+                for k in 0..<count {
+                    let t = Double(k * sampleStep)
+                    let x = start.x + unit.x * t
+                    let y = start.y + unit.y * t
+                    guard x >= 0, y >= 0, x <= Double(image.width), y <= Double(image.height) else {
+                        lines[d] = .some(nil)
+                        return nil
+                    }
+                    values[k] = bilinear(image, x, y)
+                }
             }
-            var sum = 0.0
-            var squares = 0.0
-            var n = 0.0
-            for k in stride(from: 0, through: span, by: sampleStep) {
-                let t = s0 + Double(k)
-                let v = bilinear(image, o.x + unit.x * t, o.y + unit.y * t)
-                sum += v
-                squares += v * v
-                n += 1
-            }
-            return max(0, squares / n - (sum / n) * (sum / n)).squareRoot()
+            let mean = values.reduce(0, +) / Double(count)
+            for k in 0..<count { values[k] -= mean }
+            lines[d] = values
+            return values
         }
-        // Lines are judged as they are needed: those of the box, then outward from the strongest of them.
-        var values: [Int: Double] = [:]
-        func value(_ d: Int) -> Double {
-            if let v = values[d] { return v }
-            let v = contrast(d)
-            values[d] = v
-            return v
-        }
+        func spread(_ l: [Double]) -> Double { (l.reduce(0) { $0 + $1 * $1 } / Double(count)).squareRoot() }
         // The strongest line within the reported box (ZBar decoded there), not past it: a neighbouring code
-        // along the bars can have more contrast than this one.
+        // along the bars can have more contrast than this one. Every few lines first, then every line around
+        // the best of those (the contrast is smooth along bars).
         let own = min(limit, max(1, Int(within.rounded(.up))))
-        // Every few lines first, then every line around the best of those (the contrast is smooth along bars).
+        func strength(_ d: Int) -> Double { line(d).map(spread) ?? 0 }
         let coarse = max(1, own / 6)
-        let rough = stride(from: -own, through: own, by: coarse).max(by: { value($0) < value($1) }) ?? 0
+        let rough = stride(from: -own, through: own, by: coarse).max(by: { strength($0) < strength($1) }) ?? 0
         let near = max(-own, rough - coarse)...min(own, rough + coarse)
-        guard let strongest = near.max(by: { value($0) < value($1) }), value(strongest) >= 6 else {
+        guard let strongest = near.max(by: { strength($0) < strength($1) }), strength(strongest) >= 6 else {
             return (0, 0)
         }
-        let half = value(strongest) / 2
-        // A line that leaves the image is not judged: its samples would repeat the image's edge row (a rescan's
-        // region that cuts through the bars would make them run on to the limit).
-        func onImage(_ d: Int) -> Bool {
-            let o = Point(mid.x + vUnit.x * Double(d), mid.y + vUnit.y * Double(d))
-            func inside(_ t: Double) -> Bool {
-                let x = o.x + unit.x * t
-                let y = o.y + unit.y * t
-                return x >= 0 && y >= 0 && x <= Double(image.width) && y <= Double(image.height)
-            }
-            return inside(s0) && inside(s1)
-        }
-        // Out from the strongest line each way, to the first line under half: the edge is where the contrast
-        // crosses half, between that line and the one before it.
+        let full = strength(strongest)
+        let half = full / 2
+        // Out from the strongest line each way, to the first line that carries under half of the bars' pattern,
+        // or hardly any of it. Each line is held against the line before it (bars sampled at an angle to their
+        // pixels alias, and their pattern drifts from line to line), and against the last line that was surely on
+        // the bars (four fifths of its pattern carried, and four fifths alike): a blurred boundary a pixel above
+        // printed digits or a busy background would otherwise lead on into them, line by line.
+        func dot(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } / Double(count) }
         func edge(_ step: Int) -> Double {
+            guard var previous = line(strongest) else { return Double(strongest) }
+            var anchor = previous
             var d = strongest
-            while abs(d + step) <= limit, onImage(d + step), value(d + step) >= half { d += step }
-            guard abs(d + step) <= limit, onImage(d + step) else { return Double(d) + 0.5 * Double(step) }
-            let inside = value(d)
-            let outside = value(d + step)
-            let f = inside > outside ? (inside - half) / (inside - outside) : 0.5
-            return Double(d) + f * Double(step)
+            var inside = full
+            while abs(d + step) <= limit, let next = line(d + step) {
+                let (sp, sn, sa) = (spread(previous), spread(next), spread(anchor))
+                let carried = sp > 0 ? dot(previous, next) / sp : 0
+                let alike = sn > 0 && sp > 0 ? carried / sn : 0
+                let kin = sn > 0 && sa > 0 ? dot(anchor, next) / (sa * sn) : 0
+                if carried < half || kin < 0.25 {
+                    let f = carried < half && inside > carried ? (inside - half) / (inside - carried) : 0.5
+                    return Double(d) + f * Double(step)
+                }
+                if carried >= 0.8 * full, alike >= 0.8 { anchor = next }
+                previous = next
+                inside = carried
+                d += step
+            }
+            return Double(d) + 0.5 * Double(step)
         }
         return (edge(-1), edge(1))
     }
@@ -622,12 +758,12 @@ enum BarEdgeRefiner {
         return top * (1 - ay) + bottom * ay
     }
 
-    /// The standard deviation of `count` samples along a line (from `start`, `every` pixels along `step`), each
-    /// as `bilinear` samples it, in 16.16 fixed point stepped along the line; nil when the line's ends are not
-    /// both where all four neighbours of every sample lie inside the image (then `bilinear`'s clamps are needed).
-    /// `barEnds` judges a hundred lines of 128 samples for each code it boxes, in every frame of tracked mode:
-    /// sampled through `bilinear`, that was 9 % of 6 demo streams' CPU.
-    static func lineContrast(_ image: LumaImage, from start: Point, step: Point, count: Int, every: Int) -> Double? {
+    /// `count` samples along a line (from `start`, `every` pixels along `step`), each as `bilinear` samples it, in
+    /// 16.16 fixed point stepped along the line; nil when the line's ends are not both where all four neighbours of
+    /// every sample lie inside the image (then `bilinear`'s clamps are needed). `barEnds` judges a hundred lines
+    /// for each code it boxes, in every frame of tracked mode: sampled through `bilinear`, that was 9 % of 6 demo
+    /// streams' CPU.
+    static func lineSamples(_ image: LumaImage, from start: Point, step: Point, count: Int, every: Int) -> [Double]? {
         guard count > 0 else { return nil }
         let end = Point(
             start.x + step.x * Double((count - 1) * every), start.y + step.y * Double((count - 1) * every))
@@ -642,28 +778,25 @@ enum BarEdgeRefiner {
         let dy = Int((step.y * Double(every) * one).rounded())
         let base = image.base.assumingMemoryBound(to: UInt8.self)
         let stride = image.stride
-        var sum = 0.0
-        var squares = 0.0
-        for _ in 0..<count {
-            // (Rounding the steps can carry a sample a hair past the line's ends: the position, fraction and all,
-            // is kept on the image, as `bilinear` clamps it.)
-            let cx = min(max(fx, 0), (image.width - 1) << 16)
-            let cy = min(max(fy, 0), (image.height - 1) << 16)
-            let xi = min(cx >> 16, image.width - 2)
-            let yi = min(cy >> 16, image.height - 2)
-            let ax = cx - (xi << 16)  // up to 65536: the pixel right of xi
-            let ay = cy - (yi << 16)
-            let p = base + yi * stride + xi
-            let top = Int(p[0]) * (65536 - ax) + Int(p[1]) * ax
-            let bottom = Int(p[stride]) * (65536 - ax) + Int(p[stride + 1]) * ax
-            let v = Double(top * (65536 - ay) + bottom * ay) / (one * one)
-            sum += v
-            squares += v * v
-            fx += dx
-            fy += dy
+        return [Double](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for k in 0..<count {
+                // (Rounding the steps can carry a sample a hair past the line's ends: the position, fraction and
+                // all, is kept on the image, as `bilinear` clamps it.)
+                let cx = min(max(fx, 0), (image.width - 1) << 16)
+                let cy = min(max(fy, 0), (image.height - 1) << 16)
+                let xi = min(cx >> 16, image.width - 2)
+                let yi = min(cy >> 16, image.height - 2)
+                let ax = cx - (xi << 16)  // up to 65536: the pixel right of xi
+                let ay = cy - (yi << 16)
+                let p = base + yi * stride + xi
+                let top = Int(p[0]) * (65536 - ax) + Int(p[1]) * ax
+                let bottom = Int(p[stride]) * (65536 - ax) + Int(p[stride + 1]) * ax
+                buffer[k] = Double(top * (65536 - ay) + bottom * ay) / (one * one)
+                fx += dx
+                fy += dy
+            }
+            initialized = count
         }
-        let n = Double(count)
-        return max(0, squares / n - (sum / n) * (sum / n)).squareRoot()
     }
 
     static func luma(_ image: LumaImage, _ x: Double, _ y: Double) -> UInt8 {
