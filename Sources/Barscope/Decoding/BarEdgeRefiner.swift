@@ -255,9 +255,6 @@ enum BarEdgeRefiner {
             let b = s0 + (s1 - s0) * Double(w + 1) / Double(windows)
             let (top, bottom) = barEnds(
                 in: image, mid: mid, unit: unit, vUnit: vUnit, from: a, to: b, within: height / 2, limit: limit)
-            if ProcessInfo.processInfo.environment["BS_DEBUG"] != nil {
-                print("window", again, a, b, top, bottom, "s0", s0, "s1", s1, "h", height, "u", unit)
-            }
             guard top != 0 || bottom != 0 else { continue }
             tops.append(Point((a + b) / 2, top))
             bottoms.append(Point((a + b) / 2, bottom))
@@ -283,7 +280,6 @@ enum BarEdgeRefiner {
             startEdge.append(Point(rMid, e.first))
             endEdge.append(Point(rMid, e.last))
         }
-        if ProcessInfo.processInfo.environment["BS_DEBUG"] != nil { print("start", startEdge, "end", endEdge) }
         let startLine = fitLine(startEdge) ?? (s0, 0)
         let endLine = fitLine(endEdge) ?? (s1, 0)
         // The bars lean by atan(d) from vUnit (s = c + d r along each end edge).
@@ -319,10 +315,9 @@ enum BarEdgeRefiner {
         let box = [at(s0, top(s0)), at(s0, bottom(s0)), at(s1, bottom(s1)), at(s1, top(s1))]
         let sane = zip(quad, box).allSatisfy { $0.distance(to: $1) <= 0.25 * (s1 - s0) + 4 }
         let rMid = (top((s0 + s1) / 2) + bottom((s0 + s1) / 2)) / 2
-        let across = (endLine.0 + endLine.1 * rMid) - (startLine.0 + startLine.1 * rMid)
+        let (sStart, sEnd) = sane ? (startLine.0 + startLine.1 * rMid, endLine.0 + endLine.1 * rMid) : (s0, s1)
         return Refined(
-            corners: OrientedBox.normalizedOrder(sane ? quad : box), length: sane ? across : s1 - s0,
-            runsOffImage: runsOffImage)
+            corners: OrientedBox.normalizedOrder(sane ? quad : box), length: sEnd - sStart, runsOffImage: runsOffImage)
     }
 
     /// The line `y = a + b x` through the points by Theil and Sen's estimate: the median of the slopes between
