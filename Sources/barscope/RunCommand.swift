@@ -17,7 +17,7 @@ enum RunCommand {
         "--secondary": ("viewfinder", "secondary-aspect-ratio"),
         "--secondary-insets": ("viewfinder", "secondary-insets"),
         "-S": ("decoder", "symbologies"), "--scan-threads": ("decoder", "threads"), "--engine": ("decoder", "engine"),
-        "--report": ("tracking", "report"),
+        "--report": ("tracking", "report"), "--confirm-frames": ("tracking", "confirm-frames"),
         "--search-every": ("decoder", "search-every"), "--search-lines": ("decoder", "search-lines"),
         "--whole-search-every": ("decoder", "whole-search-every"),
         "--hard-codes": ("decoder", "hard-codes"),

@@ -108,7 +108,7 @@ import Testing
         let cut = Array(pixels[(55 * 200)...])
         cut.withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: 200, height: 65, stride: 200)
-            let (top, bottom) = BarEdgeRefiner.barEnds(
+            let (top, bottom, _) = BarEdgeRefiner.barEnds(
                 in: image, mid: Point(50, 7), unit: Point(1, 0), vUnit: Point(0, 1), from: 0, to: 100, within: 5,
                 limit: 200)
             #expect(top >= -7.5 && top < -6, "the bars' top at \(top) (the image's edge is at -7)")

@@ -45,4 +45,57 @@ import Testing
         #expect(r.ids == [id] && r.events.isEmpty)
         #expect(t.finish(frame: 4, ptsNs: 4).count == 1)
     }
+    func ean(_ data: String, at x: Double, quality: Int = 1) -> Detection {
+        Detection(
+            type: "EAN-13", data: data, quality: quality,
+            polygon: [Point(x, 100), Point(x, 160), Point(x + 190, 160), Point(x + 190, 100)])
+    }
+
+    /// A 1D read one scan line made is reported once it is read again at the same place within the window: the
+    /// first frame's read is held, the second starts the track; a misread seen in one frame only is never
+    /// reported, and is counted.
+    @Test func aOneLineReadWaitsForASecondFrame() {
+        let t = Tracker()
+        let first = t.update(frame: 0, ptsNs: 0, detections: [ean("4006381333931", at: 100)])
+        #expect(first.ids == [nil] && first.events.isEmpty)
+        let second = t.update(frame: 1, ptsNs: 1, detections: [ean("4006381333931", at: 104)])
+        #expect(second.ids.count == 1 && second.ids[0] != nil)
+        guard case .appeared(let frame, _, _, _) = second.events.first else {
+            Issue.record("no appeared: \(second.events)")
+            return
+        }
+        #expect(frame == 1)
+        // A wrong text with a valid check digit, once, elsewhere: held, then forgotten and counted.
+        _ = t.update(frame: 2, ptsNs: 2, detections: [ean("4006381333931", at: 108), ean("5901234123457", at: 600)])
+        for f in 3..<10 {
+            #expect(t.update(frame: f, ptsNs: UInt64(f), detections: [ean("4006381333931", at: 108)]).events.isEmpty)
+        }
+        #expect(t.unconfirmed == 1)
+        #expect(t.tracksStarted == 1)
+    }
+
+    /// A low-margin read of another text where a code is tracked is a misread of it: dropped and counted, never a
+    /// track of its own, even when it repeats; a second label beside it (over half its size away) is its own.
+    @Test func aReadThatDisagreesWithTheTrackAtItsPlaceIsDropped() {
+        let t = Tracker()
+        _ = t.update(frame: 0, ptsNs: 0, detections: [ean("4006381333931", at: 100, quality: 5)])
+        for f in 1..<4 {
+            let r = t.update(
+                frame: f, ptsNs: UInt64(f), detections: [ean("4006381333931", at: 100), ean("4006381333948", at: 102)])
+            #expect(r.ids[1] == nil && r.events.isEmpty, "frame \(f): \(r)")
+        }
+        #expect(t.disagreeing == 3 && t.tracksStarted == 1)
+        let beside = t.update(frame: 4, ptsNs: 4, detections: [ean("4006381333948", at: 400, quality: 3)])
+        #expect(beside.ids[0] != nil && t.tracksStarted == 2)
+    }
+
+    /// 2D codes (error correction) and 1D reads several lines agreed on are reported at once; with one frame to
+    /// confirm, so is everything.
+    @Test func strongReadsStandAlone() {
+        let t = Tracker()
+        let r = t.update(frame: 0, ptsNs: 0, detections: [code("a", at: 0), ean("4006381333931", at: 300, quality: 2)])
+        #expect(r.ids.allSatisfy { $0 != nil } && r.events.count == 2)
+        let once = Tracker(confirmation: .none)
+        #expect(once.update(frame: 0, ptsNs: 0, detections: [ean("4006381333931", at: 0)]).ids[0] != nil)
+    }
 }

@@ -59,8 +59,8 @@ import Testing
         var eb: [Event] = []
         for await e in a.events { ea.append(e) }
         for await e in b.events { eb.append(e) }
-        guard case .eos(let framesA, let codesA, _, _) = try #require(ea.last(where: Self.isEOS)),
-            case .eos(let framesB, let codesB, _, _) = try #require(eb.last(where: Self.isEOS))
+        guard case .eos(let framesA, let codesA, _, _, _) = try #require(ea.last(where: Self.isEOS)),
+            case .eos(let framesB, let codesB, _, _, _) = try #require(eb.last(where: Self.isEOS))
         else { return }
         #expect(framesA == 90 && codesA == 3, "file: \(framesA) frames, \(codesA) codes")
         // Live: the scanner drops frames when the machine is busy (other suites run beside this one).

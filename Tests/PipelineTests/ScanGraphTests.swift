@@ -69,7 +69,7 @@ import Testing
         let (summary, log) = try runScan(try configuration(viewfinder: Viewfinder()))
         let latency = try #require(summary.latencyMs)
         #expect(latency.p50 > 0 && latency.p95 >= latency.p50)
-        guard case .eos(_, _, let p50, let p95) = try #require(log.all.last) else {
+        guard case .eos(_, _, let p50, let p95, _) = try #require(log.all.last) else {
             Issue.record("the last event is not eos")
             return
         }

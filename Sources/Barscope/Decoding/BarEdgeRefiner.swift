@@ -250,11 +250,16 @@ enum BarEdgeRefiner {
         let windows = max(1, min(4, Int((s1 - s0) / 24)))
         var tops: [Point] = []
         var bottoms: [Point] = []
+        // Every window starts on the line strongest over the whole code.
+        let strongest = barEnds(
+            in: image, mid: mid, unit: unit, vUnit: vUnit, from: s0, to: s1, within: height / 2, limit: limit
+        ).strongest
         for w in 0..<windows {
             let a = s0 + (s1 - s0) * Double(w) / Double(windows)
             let b = s0 + (s1 - s0) * Double(w + 1) / Double(windows)
-            let (top, bottom) = barEnds(
-                in: image, mid: mid, unit: unit, vUnit: vUnit, from: a, to: b, within: height / 2, limit: limit)
+            let (top, bottom, _) = barEnds(
+                in: image, mid: mid, unit: unit, vUnit: vUnit, from: a, to: b, within: height / 2, limit: limit,
+                start: strongest)
             guard top != 0 || bottom != 0 else { continue }
             tops.append(Point((a + b) / 2, top))
             bottoms.append(Point((a + b) / 2, bottom))
@@ -452,10 +457,10 @@ enum BarEdgeRefiner {
     /// where it crosses half, to a fraction of a pixel. (0, 0) when the lines show no bars.
     static func barEnds(
         in image: LumaImage, mid: Point, unit: Point, vUnit: Point, from s0: Double, to s1: Double, within: Double,
-        limit: Int
-    ) -> (top: Double, bottom: Double) {
+        limit: Int, start: Int? = nil
+    ) -> (top: Double, bottom: Double, strongest: Int) {
         let span = Int(s1 - s0)
-        guard span >= 8, limit >= 1 else { return (0, 0) }
+        guard span >= 8, limit >= 1 else { return (0, 0, 0) }
         // At most about 64 samples a line, so that a long code costs no more than a short one: every frame's codes
         // are boxed in tracked mode.
         let sampleStep = max(1, span / 64)
@@ -492,13 +497,15 @@ enum BarEdgeRefiner {
         // The strongest line within the reported box (ZBar decoded there), not past it: a neighbouring code
         // along the bars can have more contrast than this one. Every few lines first, then every line around
         // the best of those (the contrast is smooth along bars).
+        // (Given: the strongest over the whole code, so that every window of one code starts on the same bars,
+        // not one on a second label stacked against the first within ZBar's box.)
         let own = min(limit, max(1, Int(within.rounded(.up))))
         func strength(_ d: Int) -> Double { line(d).map(spread) ?? 0 }
         let coarse = max(1, own / 6)
         let rough = stride(from: -own, through: own, by: coarse).max(by: { strength($0) < strength($1) }) ?? 0
         let near = max(-own, rough - coarse)...min(own, rough + coarse)
-        guard let strongest = near.max(by: { strength($0) < strength($1) }), strength(strongest) >= 6 else {
-            return (0, 0)
+        guard let strongest = start ?? near.max(by: { strength($0) < strength($1) }), strength(strongest) >= 6 else {
+            return (0, 0, 0)
         }
         let full = strength(strongest)
         let half = full / 2
@@ -529,7 +536,7 @@ enum BarEdgeRefiner {
             }
             return Double(d) + 0.5 * Double(step)
         }
-        return (edge(-1), edge(1))
+        return (edge(-1), edge(1), strongest)
     }
 
     /// A code ZBar read on one scan line only, or on a few whose hits pile at one end of it: the hits say little

@@ -34,7 +34,9 @@ public enum Event: Sendable, Equatable {
     /// A broker (`--publish`) answered again, or was lost: events wait in the spool meanwhile.
     case broker(connected: Bool, sink: String, reason: String?)
     /// End of stream, with counts and, when measured, the latency from a frame's arrival to its results.
-    case eos(frames: Int, codes: Int, latencyP50Ms: Double? = nil, latencyP95Ms: Double? = nil)
+    /// `unreported`: reads never reported, held for a confirmation that did not come or disagreeing with a code
+    /// read at their place (given when there were any).
+    case eos(frames: Int, codes: Int, latencyP50Ms: Double? = nil, latencyP95Ms: Double? = nil, unreported: Int = 0)
 
     public var name: String {
         switch self {
@@ -121,12 +123,13 @@ public enum Event: Sendable, Equatable {
         case .broker(_, let sink, let reason):
             f.append(("sink", .string(sink)))
             if let reason { f.append(("reason", .string(reason))) }
-        case .eos(let frames, let codes, let p50, let p95):
+        case .eos(let frames, let codes, let p50, let p95, let unreported):
             f += [("frames", .int(frames)), ("codes", .int(codes))]
             if let p50, let p95 {
                 func ms(_ v: Double) -> JSONValue { .double((v * 10).rounded() / 10) }
                 f.append(("latency_ms", .object([("p50", ms(p50)), ("p95", ms(p95))])))
             }
+            if unreported > 0 { f.append(("unreported_reads", .int(unreported))) }
         }
         return .object(f)
     }

@@ -158,6 +158,7 @@ extension PipelineSpec {
         }
         if let v = try bool("tracking.every-frame") { c.everyFrame = v }
         if let v = try int("tracking.lost-after-frames", min: 1) { c.lostAfterFrames = v }
+        if let v = try int("tracking.confirm-frames", min: 1) { c.confirmation = Tracker.Confirmation(frames: v) }
         if let v = values["tracking.report"] {
             do { c.duplicates = try DuplicatePolicy.parse(v.text) } catch let e as BarscopeError {
                 throw BarscopeError.badValue(Self.located(v.origin, "tracking", "report", e.description))

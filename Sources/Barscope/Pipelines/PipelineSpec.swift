@@ -30,7 +30,7 @@ public struct PipelineSpec: Sendable {
             "hard-codes",
         ],
         "overlay": OverlayStyle.keys,
-        "tracking": ["every-frame", "report", "lost-after-frames"],
+        "tracking": ["every-frame", "report", "lost-after-frames", "confirm-frames"],
         "record": ["path", "segment-seconds"],
         "display": ["enabled"],
         "rtsp": ["serve"],

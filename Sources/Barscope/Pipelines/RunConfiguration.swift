@@ -39,6 +39,9 @@ public struct RunConfiguration: Sendable {
     public var style = OverlayStyle()
     /// Frames without a code after which a track is lost.
     public var lostAfterFrames = 15
+    /// Frames a 1D read that one scan line made must be read in, at the same place, before it is reported
+    /// (`tracking.confirm-frames`; 1 reports every read at once).
+    public var confirmation = Tracker.Confirmation()
     /// Scanning threads, one ZBar scanner each (default: one per core).
     public var scanThreads = ProcessInfo.processInfo.activeProcessorCount
     /// Tracked mode: a full search only every `trackedInterval` frames; in between, only the

@@ -191,9 +191,12 @@ final class ScanRun: Sendable {
         scanStage.stop()
         // Every streaming and scanning thread has stopped: a frame never scanned is a frame dropped.
         ledger.settle()
-        let (frames, codes) = scanStage.finish()
+        let (frames, codes, unreported) = scanStage.finish()
         let latency = metrics.latencyPercentiles()
-        emit(.eos(frames: frames, codes: codes, latencyP50Ms: latency?.p50, latencyP95Ms: latency?.p95))
+        emit(
+            .eos(
+                frames: frames, codes: codes, latencyP50Ms: latency?.p50, latencyP95Ms: latency?.p95,
+                unreported: unreported))
         let counts = ledger.frameCounts
         return RunSummary(
             frames: frames, framesIn: counts.admitted, dropped: counts.skipped, latencyMs: latency, codes: codes,

@@ -55,7 +55,7 @@ final class ScanStage: @unchecked Sendable {
         sequencer = Locked(
             ResultSequencer(
                 lostAfterFrames: parts.configuration.lostAfterFrames, duplicates: parts.configuration.duplicates,
-                everyFrame: parts.configuration.everyFrame))
+                everyFrame: parts.configuration.everyFrame, confirmation: parts.configuration.confirmation))
     }
 
     /// Joins the shared scanning pool: only once the graph is built and wired, right before it plays, so that a
@@ -477,8 +477,11 @@ final class ScanStage: @unchecked Sendable {
     }
 
     /// After the run (every thread stopped): the open tracks close; frames scanned and codes seen.
-    func finish() -> (frames: Int, codes: Int) {
-        let (events, frames, codes) = sequencer.withLock { seq in (seq.finish(), seq.delivered, seq.tracksStarted) }
+    func finish() -> (frames: Int, codes: Int, unreported: Int) {
+        let (events, frames, codes, unreported) = sequencer.withLock { seq in
+            let closing = seq.finish()
+            return (closing, seq.delivered, seq.tracksStarted, seq.unreported.unconfirmed + seq.unreported.disagreeing)
+        }
         for e in events { parts.emit(e) }
         // (A no-read closed by the end of the stream has no frame left to draw.)
         let folder = parts.configuration.snapshotFolder
@@ -486,6 +489,6 @@ final class ScanStage: @unchecked Sendable {
             let snapshot = folder.map { ($0 as NSString).appendingPathComponent(CycleDesk.snapshotName(c.cycle)) }
             parts.emit(.cycle(c, snapshot: c.outcome == .noread ? nil : snapshot))
         }
-        return (frames, codes)
+        return (frames, codes, unreported)
     }
 }

@@ -44,14 +44,19 @@ public struct ResultSequencer<Payload> {
     public private(set) var last: (frame: Int, ptsNs: UInt64?) = (0, nil)
     public private(set) var delivered = 0
 
-    public init(lostAfterFrames: Int, duplicates: DuplicatePolicy = .everyTrack, everyFrame: Bool = false) {
-        tracker = Tracker(lostAfterFrames: lostAfterFrames)
+    public init(
+        lostAfterFrames: Int, duplicates: DuplicatePolicy = .everyTrack, everyFrame: Bool = false,
+        confirmation: Tracker.Confirmation = Tracker.Confirmation()
+    ) {
+        tracker = Tracker(lostAfterFrames: lostAfterFrames, confirmation: confirmation)
         self.duplicates = DuplicateFilter(policy: duplicates)
         self.everyFrame = everyFrame
     }
 
     /// Codes seen so far (tracks started).
     public var tracksStarted: Int { tracker.tracksStarted }
+    /// Reads never reported: held for a confirmation that did not come, or disagreeing with a track at their place.
+    public var unreported: (unconfirmed: Int, disagreeing: Int) { (tracker.unconfirmed, tracker.disagreeing) }
 
     /// Adds one frame's results; returns every frame now ready, in order.
     public mutating func add(_ s: Scanned) -> [Delivered] {
@@ -75,7 +80,10 @@ public struct ResultSequencer<Payload> {
         if r.frame < 0 { r.frame = delivered }
         delivered += 1
         last = (r.frame, r.ptsNs)
-        let (ids, trackEvents) = tracker.update(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+        let (found, trackEvents) = tracker.update(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+        // Reads not (yet) confirmed go no further: no event, no box, no cycle result, no snapshot.
+        r.detections = zip(r.detections, found).compactMap { $1 == nil ? nil : $0 }
+        let ids = found.compactMap { $0 }
         let appeared = trackEvents.compactMap { e -> Int? in
             if case .appeared(_, _, _, let id) = e { return id }
             return nil

@@ -1,6 +1,13 @@
 /// Gives each code one stable identity across frames, as the AVFoundation tutorial keeps its codes in a table
 /// keyed by content; here the key is content *and* position, so two identical labels in view are two tracks.
 ///
+/// A read becomes a track only once it is confirmed (Dynamsoft's cross-frame filter is the model): a 2D code
+/// (its error correction is its margin) or a 1D read that several scan lines agreed on stands at once; any other
+/// 1D read is held until the same text is read at the same place again within a few frames. A blurred EAN or UPC
+/// read with a valid check digit but wrong digits seldom repeats itself, and such a read that disagrees with a
+/// track at its place (same symbology, another text) is dropped while that track lives. Held and dropped reads are
+/// counted.
+///
 /// Not thread-safe: one tracker per scan stream, fed frames in order.
 public final class Tracker {
     public struct Track: Sendable {
@@ -13,27 +20,72 @@ public final class Tracker {
         public var framesSeen: Int
     }
 
+    /// When a read is reported.
+    public struct Confirmation: Sendable, Equatable {
+        /// Frames a low-margin read must be read in, at the same place, before it is reported (1: every read at once).
+        public var frames: Int
+        /// How many frames apart those reads may be.
+        public var window: Int
+        public init(frames: Int = 2, window: Int = 5) {
+            self.frames = max(1, frames)
+            self.window = max(1, window)
+        }
+        public static let none = Confirmation(frames: 1)
+    }
+
+    /// A low-margin read not yet confirmed.
+    private struct Candidate {
+        let type: String
+        let data: String
+        var center: Point
+        var diagonal: Double
+        var lastFrame: Int
+        var frames: Int
+    }
+
     /// A track not seen for this many frames is lost.
     public let lostAfterFrames: Int
+    public let confirmation: Confirmation
     public private(set) var tracks: [Track] = []
     public private(set) var tracksStarted = 0
+    private var candidates: [Candidate] = []
+    /// Reads not reported: held and never confirmed, or disagreeing with a track at their place.
+    public private(set) var unconfirmed = 0
+    public private(set) var disagreeing = 0
 
-    public init(lostAfterFrames: Int = 15) { self.lostAfterFrames = max(1, lostAfterFrames) }
+    public init(lostAfterFrames: Int = 15, confirmation: Confirmation = Confirmation()) {
+        self.lostAfterFrames = max(1, lostAfterFrames)
+        self.confirmation = confirmation
+    }
+
+    /// Whether a read stands on its own: error correction (2D codes) or several scan lines that agreed.
+    static func standsAlone(_ d: Detection) -> Bool {
+        ZBarScanner.isTwoDimensional(name: d.type) || d.quality >= 2
+    }
 
     /// Matches one frame's detections to tracks.
-    /// - Returns: the track id of each detection (same order) and the `appeared`/`lost` events this frame causes.
-    public func update(frame: Int, ptsNs: UInt64?, detections: [Detection]) -> (ids: [Int], events: [Event]) {
-        var ids: [Int] = []
+    /// - Returns: the track id of each detection (same order; nil for a read not reported: held for confirmation,
+    ///   or disagreeing with a track at its place) and the `appeared`/`lost` events this frame causes.
+    public func update(frame: Int, ptsNs: UInt64?, detections: [Detection]) -> (ids: [Int?], events: [Event]) {
+        var ids: [Int?] = []
         var events: [Event] = []
         var matched = Set<Int>()  // indices into tracks
+        // Candidates too old to be confirmed any more.
+        candidates.removeAll { c in
+            guard frame - c.lastFrame > confirmation.window else { return false }
+            unconfirmed += c.frames
+            return true
+        }
         for d in detections {
             let diag = Double(d.bounds.width * d.bounds.width + d.bounds.height * d.bounds.height).squareRoot()
+            // Codes move; allow a few diagonals of travel per gap in frames.
+            func reach(_ diagonal: Double, _ last: Int) -> Double {
+                max(diagonal, diag) * Double(2 + min(frame - last, 10))
+            }
             var best: (index: Int, distance: Double)? = nil
             for (i, t) in tracks.enumerated() where !matched.contains(i) && t.type == d.type && t.data == d.data {
                 let dist = t.center.distance(to: d.center)
-                // Codes move; allow a few diagonals of travel per gap in frames.
-                let reach = max(t.diagonal, diag) * Double(2 + min(frame - t.lastFrame, 10))
-                if dist <= reach, best == nil || dist < best!.distance { best = (i, dist) }
+                if dist <= reach(t.diagonal, t.lastFrame), best == nil || dist < best!.distance { best = (i, dist) }
             }
             if let b = best {
                 matched.insert(b.index)
@@ -42,16 +94,53 @@ public final class Tracker {
                 tracks[b.index].lastFrame = frame
                 tracks[b.index].framesSeen += 1
                 ids.append(tracks[b.index].id)
-            } else {
-                tracksStarted += 1
-                let t = Track(
-                    id: tracksStarted, type: d.type, data: d.data, center: d.center, diagonal: diag,
-                    lastFrame: frame, framesSeen: 1)
-                tracks.append(t)
-                matched.insert(tracks.count - 1)
-                ids.append(t.id)
-                events.append(.appeared(frame: frame, ptsNs: ptsNs, detection: d, track: t.id))
+                continue
             }
+            // A low-margin read of another text of the same symbology where a track is (within half its size of its
+            // last place: two labels side by side or stacked lie further apart): a misread of that code, not a new
+            // one.
+            let alone = Self.standsAlone(d)
+            if confirmation.frames > 1, !alone,
+                tracks.contains(where: {
+                    $0.type == d.type && $0.data != d.data
+                        && $0.center.distance(to: d.center) <= 0.5 * max($0.diagonal, diag)
+                })
+            {
+                disagreeing += 1
+                ids.append(nil)
+                continue
+            }
+            var seen = 1
+            if !alone, confirmation.frames > 1 {
+                let same = candidates.firstIndex { c in
+                    c.type == d.type && c.data == d.data
+                        && c.center.distance(to: d.center) <= reach(c.diagonal, c.lastFrame)
+                }
+                if let i = same {
+                    candidates[i].frames += 1
+                    candidates[i].center = d.center
+                    candidates[i].diagonal = diag
+                    candidates[i].lastFrame = frame
+                    seen = candidates[i].frames
+                    if seen >= confirmation.frames { candidates.remove(at: i) }
+                } else {
+                    candidates.append(
+                        Candidate(
+                            type: d.type, data: d.data, center: d.center, diagonal: diag, lastFrame: frame, frames: 1))
+                }
+                if seen < confirmation.frames {
+                    ids.append(nil)
+                    continue
+                }
+            }
+            tracksStarted += 1
+            let t = Track(
+                id: tracksStarted, type: d.type, data: d.data, center: d.center, diagonal: diag,
+                lastFrame: frame, framesSeen: seen)
+            tracks.append(t)
+            matched.insert(tracks.count - 1)
+            ids.append(t.id)
+            events.append(.appeared(frame: frame, ptsNs: ptsNs, detection: d, track: t.id))
         }
         tracks.removeAll { t in
             guard frame - t.lastFrame > lostAfterFrames else { return false }
@@ -66,7 +155,11 @@ public final class Tracker {
 
     /// Ends every open track (end of stream).
     public func finish(frame: Int, ptsNs: UInt64?) -> [Event] {
-        defer { tracks.removeAll() }
+        defer {
+            tracks.removeAll()
+            unconfirmed += candidates.reduce(0) { $0 + $1.frames }
+            candidates.removeAll()
+        }
         return tracks.map {
             .lost(frame: frame, ptsNs: ptsNs, track: $0.id, type: $0.type, data: $0.data, framesSeen: $0.framesSeen)
         }
