@@ -125,9 +125,10 @@ enum Help {
           --report tracks|once|after:MS   how often a code is reported: each time it comes into view
                                  (default), once per run, or again only after MS ms of stream time
           --confirm-frames N     a 1D read that one scan line made is reported once the same text is read at
-                                 the same place in N frames (within 5; default 2: a blurred misread seldom
-                                 repeats); 2D codes and reads several lines agreed on at once; a read of another
-                                 text where a code is being tracked is dropped; 1 reports every read
+                                 the same place in N frames (within 15; default 2: a blurred misread seldom
+                                 repeats), each read then with its own frame; 2D codes and reads several lines
+                                 agreed on at once; a read of another text where a code is being tracked is
+                                 dropped; 1 reports every read
           --record PATH          record the annotated video, H.264 in PATH.mp4 (fragmented: a killed run
                                  leaves a playable file) or PATH.mkv
           --segment N            with --record: a new file every N seconds, PATH-00000.mp4, -00001, ...

@@ -160,4 +160,23 @@ struct DeliveryTests {
         #expect(next.detections?.map(\.data) == ["a"])
         #expect(next.snapshot?.frame == 2 && next.snapshot?.tracks == [1])
     }
+    /// Live, a frame is drawn with its own results, not the newest (a moving code's box trailed it by a frame or
+    /// two): those already in hand, or those that come within the bound while the overlay waits; a frame the
+    /// scanner passed without results (dropped to stay live) is drawn with the newest.
+    @Test func liveFramesAreDrawnWithTheirOwnResults() throws {
+        let ledger = FrameLedger(frameAccurate: false, drawn: true)
+        for _ in 0..<4 { _ = ledger.admit(ptsNs: nil, stamp: .init()) }
+        _ = ledger.scanned(0, detections: [code("a", x: 0)], appeared: [])
+        _ = ledger.scanned(1, detections: [code("a", x: 10)], appeared: [])
+        #expect(ledger.forDrawing(0, timeout: 1).detections?.first?.polygon.first?.x == 0)
+        // Frame 2's results arrive while the overlay waits for them.
+        let late = Thread { _ = ledger.scanned(2, detections: [code("a", x: 20)], appeared: []) }
+        let started = Date()
+        late.start()
+        #expect(ledger.forDrawing(2, timeout: 1, liveBound: 5).detections?.first?.polygon.first?.x == 20)
+        #expect(Date().timeIntervalSince(started) < 4, "the wait ends when the results come")
+        // Frame 3 never gets results (the scanner skipped it, and is past it): the newest.
+        _ = ledger.scanned(4, detections: [code("a", x: 40)], appeared: [])
+        #expect(ledger.forDrawing(3, timeout: 1).detections?.first?.polygon.first?.x == 40)
+    }
 }

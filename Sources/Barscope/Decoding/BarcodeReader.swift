@@ -176,7 +176,9 @@ public final class BarcodeReader {
     /// One read by the chosen engines, in the image's own pixels.
     private func readOnce(_ image: LumaImage) -> [Detection] {
         switch engine {
-        case .zbar: return withSequences(zbar.scan(image), in: image)
+        case .zbar:
+            return withSequences(
+                secondOpinions(characterSetsChecked(zbar.scan(image), in: image), in: image), in: image)
         case .zxing: return zxing.read(image)
         case .both:
             // Stills (thorough) believe zxing-cpp where the engines differ: measured on the real-photo set, where it
@@ -260,6 +262,48 @@ public final class BarcodeReader {
     private func confirms(_ other: String, over mine: String, near area: PixelRect, in image: LumaImage) -> Bool {
         let texts = Set(zbarCloser(near: area, in: image).map(\.data))
         return texts.contains(other) && !texts.contains(mine)
+    }
+
+    /// A QR code whose text ZBar gives with characters beyond ASCII is read again by zxing-cpp on its own region,
+    /// and zxing-cpp's text taken: ZBar guesses the character set of a code that does not state one (Shift-JIS came
+    /// back as Chinese, the same in every frame), zxing-cpp follows the code's own mode and ECI; at twice the size
+    /// where it cannot read it as it is. ASCII text, the common case, costs nothing more.
+    private func characterSetsChecked(_ reads: [Detection], in image: LumaImage) -> [Detection] {
+        reads.map { d in
+            guard d.type == "QR-Code", d.binary == nil, !d.data.allSatisfy(\.isASCII) else { return d }
+            let margin = max(d.bounds.width, d.bounds.height) / 8 + 4
+            guard let region = image.cropped(to: d.bounds.expanded(by: margin)) else { return d }
+            // At its own size, else at twice it (a blurred frame).
+            func qr(_ reads: [Detection]) -> Detection? { reads.first { $0.type == "QR-Code" && $0.sequence == nil } }
+            guard
+                let other = qr(zxing.read(region))
+                    ?? TransformedLuma.scaled(region, by: 2).withImage({ qr(zxing.read($0)) })
+            else { return d }
+            var fixed = d
+            fixed.data = other.data
+            fixed.engine = "both"
+            return fixed
+        }
+    }
+
+    /// A 1D read one scan line made (ZBar's quality 1: nothing else agreed with it) is read again by zxing-cpp on its
+    /// own region, at its size and at twice it: the same text from a second decoder is the margin that lets the
+    /// tracker report it at once (`engine` "both"), rather than wait for a second frame to read it too. Strong
+    /// reads, the common case, cost nothing more.
+    private func secondOpinions(_ reads: [Detection], in image: LumaImage) -> [Detection] {
+        reads.map { d in
+            guard d.quality < 2, d.engine == "zbar", !ZBarScanner.isTwoDimensional(name: d.type) else { return d }
+            let margin = max(d.bounds.width, d.bounds.height) / 4 + 8
+            guard let region = image.cropped(to: d.bounds.expanded(by: margin)) else { return d }
+            func agrees(_ reads: [Detection]) -> Bool { reads.contains { $0.type == d.type && $0.data == d.data } }
+            guard
+                agrees(zxing.read(region))
+                    || TransformedLuma.scaled(region, by: 2).withImage({ agrees(zxing.read($0)) })
+            else { return d }
+            var confirmed = d
+            confirmed.engine = "both"
+            return confirmed
+        }
     }
 
     /// A 1D code only ZBar read is read again by zxing-cpp on its own region: a different text there means one

@@ -90,7 +90,11 @@ public struct ResultSequencer<Payload> {
         }
         var events: [Event]
         if everyFrame {
-            events = zip(r.detections, ids).map {
+            // Reads held for confirmation go out first, each with its own frame (earlier than this one).
+            events = tracker.released.sorted { $0.frame < $1.frame }.map {
+                .detection(frame: $0.frame, ptsNs: $0.ptsNs, detection: $0.detection, track: $0.track)
+            }
+            events += zip(r.detections, ids).map {
                 .detection(frame: r.frame, ptsNs: r.ptsNs, detection: $0.0, track: $0.1)
             }
         } else {

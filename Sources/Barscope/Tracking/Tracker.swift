@@ -2,7 +2,8 @@
 /// keyed by content; here the key is content *and* position, so two identical labels in view are two tracks.
 ///
 /// A read becomes a track only once it is confirmed (Dynamsoft's cross-frame filter is the model): a 2D code
-/// (its error correction is its margin) or a 1D read that several scan lines agreed on stands at once; any other
+/// (its error correction is its margin) or a 1D read that several scan lines, or both decoders, agreed on stands at
+/// once; any other
 /// 1D read is held until the same text is read at the same place again within a few frames. A blurred EAN or UPC
 /// read with a valid check digit but wrong digits seldom repeats itself, and such a read that disagrees with a
 /// track at its place (same symbology, another text) is dropped while that track lives. Held and dropped reads are
@@ -24,16 +25,25 @@ public final class Tracker {
     public struct Confirmation: Sendable, Equatable {
         /// Frames a low-margin read must be read in, at the same place, before it is reported (1: every read at once).
         public var frames: Int
-        /// How many frames apart those reads may be.
+        /// How many frames apart those reads may be (as long as a track lasts unseen: a code read in every tenth
+        /// frame is still one code).
         public var window: Int
-        public init(frames: Int = 2, window: Int = 5) {
+        public init(frames: Int = 2, window: Int = 15) {
             self.frames = max(1, frames)
             self.window = max(1, window)
         }
         public static let none = Confirmation(frames: 1)
     }
 
-    /// A low-margin read not yet confirmed.
+    /// A read held until it is confirmed: where and when it was read.
+    public struct Held: Sendable {
+        public let frame: Int
+        public let ptsNs: UInt64?
+        public let detection: Detection
+        public let track: Int
+    }
+
+    /// A low-margin read not yet confirmed, and its reads so far.
     private struct Candidate {
         let type: String
         let data: String
@@ -41,6 +51,7 @@ public final class Tracker {
         var diagonal: Double
         var lastFrame: Int
         var frames: Int
+        var held: [(frame: Int, ptsNs: UInt64?, detection: Detection)]
     }
 
     /// A track not seen for this many frames is lost.
@@ -49,6 +60,9 @@ public final class Tracker {
     public private(set) var tracks: [Track] = []
     public private(set) var tracksStarted = 0
     private var candidates: [Candidate] = []
+    /// The held reads of the codes the last `update` confirmed, in frame order, with their new track: they are
+    /// reported late (`--every-frame` gives each its own frame), so that confirming costs no frame of a code.
+    public private(set) var released: [Held] = []
     /// Reads not reported: held and never confirmed, or disagreeing with a track at their place.
     public private(set) var unconfirmed = 0
     public private(set) var disagreeing = 0
@@ -58,9 +72,10 @@ public final class Tracker {
         self.confirmation = confirmation
     }
 
-    /// Whether a read stands on its own: error correction (2D codes) or several scan lines that agreed.
+    /// Whether a read stands on its own: error correction (2D codes), several scan lines that agreed, or both
+    /// decoders that agreed.
     static func standsAlone(_ d: Detection) -> Bool {
-        ZBarScanner.isTwoDimensional(name: d.type) || d.quality >= 2
+        ZBarScanner.isTwoDimensional(name: d.type) || d.quality >= 2 || d.engine == "both"
     }
 
     /// Matches one frame's detections to tracks.
@@ -70,6 +85,7 @@ public final class Tracker {
         var ids: [Int?] = []
         var events: [Event] = []
         var matched = Set<Int>()  // indices into tracks
+        released = []
         // Candidates too old to be confirmed any more.
         candidates.removeAll { c in
             guard frame - c.lastFrame > confirmation.window else { return false }
@@ -111,22 +127,35 @@ public final class Tracker {
                 continue
             }
             var seen = 1
-            if !alone, confirmation.frames > 1 {
-                let same = candidates.firstIndex { c in
-                    c.type == d.type && c.data == d.data
-                        && c.center.distance(to: d.center) <= reach(c.diagonal, c.lastFrame)
-                }
+            var first: (frame: Int, ptsNs: UInt64?, detection: Detection) = (frame, ptsNs, d)
+            var earlier: [(frame: Int, ptsNs: UInt64?, detection: Detection)] = []
+            let same = candidates.firstIndex { c in
+                c.type == d.type && c.data == d.data
+                    && c.center.distance(to: d.center) <= reach(c.diagonal, c.lastFrame)
+            }
+            if alone, let i = same {
+                // A strong read of a code held so far: its held reads go out with it.
+                seen += candidates[i].frames
+                earlier = candidates[i].held
+                candidates.remove(at: i)
+            } else if !alone, confirmation.frames > 1 {
                 if let i = same {
                     candidates[i].frames += 1
                     candidates[i].center = d.center
                     candidates[i].diagonal = diag
                     candidates[i].lastFrame = frame
                     seen = candidates[i].frames
-                    if seen >= confirmation.frames { candidates.remove(at: i) }
+                    if seen >= confirmation.frames {
+                        earlier = candidates[i].held
+                        candidates.remove(at: i)
+                    } else {
+                        candidates[i].held.append((frame, ptsNs, d))
+                    }
                 } else {
                     candidates.append(
                         Candidate(
-                            type: d.type, data: d.data, center: d.center, diagonal: diag, lastFrame: frame, frames: 1))
+                            type: d.type, data: d.data, center: d.center, diagonal: diag, lastFrame: frame, frames: 1,
+                            held: [(frame, ptsNs, d)]))
                 }
                 if seen < confirmation.frames {
                     ids.append(nil)
@@ -140,7 +169,10 @@ public final class Tracker {
             tracks.append(t)
             matched.insert(tracks.count - 1)
             ids.append(t.id)
-            events.append(.appeared(frame: frame, ptsNs: ptsNs, detection: d, track: t.id))
+            // The code appeared where and when it was first read, though reported now.
+            if let h = earlier.first { first = h }
+            released += earlier.map { Held(frame: $0.frame, ptsNs: $0.ptsNs, detection: $0.detection, track: t.id) }
+            events.append(.appeared(frame: first.frame, ptsNs: first.ptsNs, detection: first.detection, track: t.id))
         }
         tracks.removeAll { t in
             guard frame - t.lastFrame > lostAfterFrames else { return false }
