@@ -169,7 +169,7 @@ import Testing
             "POST", "/v1/pipelines/demo/instances",
             json: ["set": ["source.live": true, "source.frames": 0, "source.size": "640x360"]])
         let id = try #require(made.object["id"] as? String, "\(made.text)")
-        _ = try service.waitFor(id) { $0["state"] as? String == "playing" }
+        try service.waitFor(id) { $0["state"] as? String == "playing" }
         #expect(try service.request("DELETE", "/v1/instances/\(id)/cycles").status == 409)
         #expect(try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p1"]).status == 201)
         let twice = try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p2"])
@@ -188,7 +188,7 @@ import Testing
         let short = try service.request(
             "POST", "/v1/pipelines/demo/instances", json: ["set": ["source.frames": 30, "source.size": "640x360"]])
         let ended = try #require(short.object["id"] as? String, "\(short.text)")
-        _ = try service.waitFor(ended) { $0["state"] as? String == "completed" }
+        try service.waitFor(ended) { $0["state"] as? String == "completed" }
         let late = try service.request("POST", "/v1/instances/\(ended)/cycles", json: [:])
         let lateText = late.text
         #expect(late.status == 409)

@@ -56,7 +56,9 @@ import Testing
     /// Why an example cannot run here, or nil.
     static func skipReason(_ line: String) -> String? {
         if line.contains("/dev/video") { return "needs a camera" }
-        if line.contains("rtsp://") { return "needs a camera's RTSP stream (RTSPTests run the same options on a served clip)" }
+        if line.contains("rtsp://") {
+            return "needs a camera's RTSP stream (RTSPTests run the same options on a served clip)"
+        }
         if line.contains("--publish") { return "needs the named broker hosts (PublishTests run a local broker)" }
         if line.contains("--display") { return "opens a window (WindowTests run one under Xvfb)" }
         if line.hasPrefix("barscope serve") { return "a long-running service (ServeTests start it)" }
@@ -75,9 +77,11 @@ import Testing
         #expect(made.status == 0, "\(made.stderr)")
         let zbar = Self.root.appendingPathComponent("Tests/Fixtures/zbar-examples")
         try? FileManager.default.copyItem(
-            atPath: zbar.appendingPathComponent("ean-13.png").path, toPath: folder.appendingPathComponent("label.png").path)
+            atPath: zbar.appendingPathComponent("ean-13.png").path,
+            toPath: folder.appendingPathComponent("label.png").path)
         try? FileManager.default.copyItem(
-            atPath: zbar.appendingPathComponent("qr-code.png").path, toPath: folder.appendingPathComponent("photo.jpg").path)
+            atPath: zbar.appendingPathComponent("qr-code.png").path,
+            toPath: folder.appendingPathComponent("photo.jpg").path)
         var ran = 0
         var skipped: [String] = []
         for (source, line) in all {

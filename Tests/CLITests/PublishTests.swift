@@ -73,12 +73,14 @@ import Testing
         try p.run()
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         func send(_ command: String) { control.fileHandleForWriting.write(Data((command + "\n").utf8)) }
-        _ = sub.waitFor(10) { $0.count > 20 }
+        #expect(sub.waitFor(10) { $0.count > 20 }, "the subscriber got \(sub.messages.count) messages")
         // A quiet moment for the broker to go in: paused, and the subscriber has everything so far (what a broker
         // does with messages in flight to a subscriber when it is itself stopped is not barscope's to test).
         send("pause")
         Thread.sleep(forTimeInterval: 1)
-        _ = sub.waitFor(10) { $0.count >= Self.fileLines(events).count }
+        #expect(
+            sub.waitFor(10) { $0.count >= Self.fileLines(events).count },
+            "the subscriber got \(sub.messages.count) of \(Self.fileLines(events).count) before the broker stopped")
         broker.stop()
         sub.stop()
         let before = sub.messages.map(\.payload)
@@ -272,7 +274,7 @@ import Testing
             sub.waitFor(10) {
                 $0.contains { $0.topic == "site/box1/\(id)/control/state" && $0.payload.contains(#""ok":true"#) }
             })
-        _ = try service.waitFor(id) { $0["state"] as? String == "paused" }
+        try service.waitFor(id) { $0["state"] as? String == "paused" }
         _ = try Tool.shell(
             "mosquitto_pub -h 127.0.0.1 -p \(broker.port) -q 1 -t 'site/box1/\(id)/control/set' -m 'zoom 2'")
         #expect(

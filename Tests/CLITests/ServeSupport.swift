@@ -129,9 +129,13 @@ final class Service: @unchecked Sendable {
         return data
     }
 
-    /// Waits until `condition` holds on the instance's status (polled every 100 ms).
+    /// Waits until `condition` holds on the instance's status (polled every 100 ms); a timeout is an issue of the
+    /// calling test, with the last status seen.
     @discardableResult
-    func waitFor(_ id: String, timeout: Double = 30, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+    func waitFor(
+        _ id: String, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: ([String: Any]) -> Bool
+    ) throws -> [String: Any] {
         let deadline = Date(timeIntervalSinceNow: timeout)
         var last: [String: Any] = [:]
         while Date() < deadline {
@@ -139,6 +143,8 @@ final class Service: @unchecked Sendable {
             if condition(last) { return last }
             Thread.sleep(forTimeInterval: 0.1)
         }
+        Issue.record(
+            "\(id): the awaited status did not come in \(timeout) s; last: \(last)", sourceLocation: sourceLocation)
         return last
     }
 
