@@ -11,6 +11,19 @@ final class RegionTimeline: Sendable {
         var frame: Size? = nil
         var region: PixelRect? = nil
         var secondary: PixelRect? = nil
+        /// What the scanner reads: the region grown by a twentieth of its longer side (at least 8 px) within the
+        /// frame, on even pixels. A code wholly inside the viewfinder near its edge has its quiet zone outside it,
+        /// and ZBar reads no I2/5 or CODE-39 without one; reads that are not wholly inside the region are not
+        /// reported. Nil: the whole frame.
+        var scanArea: PixelRect? {
+            guard let r = region, let frame else { return nil }
+            let m = max(8, max(r.width, r.height) / 20) & ~1
+            let x0 = max(0, r.x - m) & ~1
+            let y0 = max(0, r.y - m) & ~1
+            let x1 = min(frame.width, r.maxX + m)
+            let y1 = min(frame.height, r.maxY + m)
+            return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
     }
 
     private struct State {

@@ -123,7 +123,9 @@ final class ScanStage: @unchecked Sendable {
 
     /// A scanning worker: scan, then deliver every frame that is ready, in order.
     private func scan(_ job: ScanPool.Job, with scanner: BarcodeReader) {
-        let region = parts.ledger.stamp(of: job.frame)?.region
+        // The scanned area (the viewfinder grown by its codes' quiet zones); `deliver` keeps the reads wholly in the
+        // viewfinder itself.
+        let region = parts.ledger.stamp(of: job.frame)?.scanArea
         let motion = parts.configuration.cycles.motion
         let c = parts.configuration
         let interval = max(1, c.trackedInterval)
@@ -166,7 +168,7 @@ final class ScanStage: @unchecked Sendable {
                 catchUp(
                     LumaImage(base: raw.baseAddress!, width: h.width, height: h.height, stride: h.width), h.found,
                     gone: h.gone, detections, sequence: h.job.sequence, since: h.job.sequence - search,
-                    parts.ledger.stamp(of: h.job.frame)?.region,
+                    parts.ledger.stamp(of: h.job.frame)?.scanArea,
                     scanner)
             }
             deliver(h.job, h.found + extra, h.view)
@@ -211,7 +213,18 @@ final class ScanStage: @unchecked Sendable {
     }
 
     /// Puts a frame's results in order: read cycles, the ledger (for the overlay), the metrics and the events.
-    private func deliver(_ job: ScanPool.Job, _ detections: [Detection], _ view: [UInt8]?) {
+    private func deliver(_ job: ScanPool.Job, _ found: [Detection], _ view: [UInt8]?) {
+        // Read in the scanned area; reported only wholly inside the viewfinder.
+        let viewfinder = parts.ledger.stamp(of: job.frame)?.region
+        let detections =
+            viewfinder.map { v in
+                found.compactMap { d -> Detection? in
+                    guard v.contains(all: d.polygon) else { return nil }
+                    var inside = d
+                    inside.inViewfinder = true
+                    return inside
+                }
+            } ?? found
         // Bookkeeping under the lock (the events are queued, never delivered, here); the order of frames holds.
         sequencer.withLock { seq in
             let ready = seq.add(

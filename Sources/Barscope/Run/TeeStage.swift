@@ -90,7 +90,7 @@ final class TeeStage: @unchecked Sendable {
         guard let buffer = bs_probe_buffer(info) else { return }
         let n = bs_buffer_frame_number(buffer)
         guard n >= 0, let stamp = ledger.stamp(of: Int(n)), let frame = stamp.frame else { return }
-        let r = stamp.region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        let r = stamp.scanArea ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
         // The right and bottom margins follow from the rectangle and the frame.
         let margins = PixelRect(x: r.x, y: r.y, width: frame.width - r.maxX, height: frame.height - r.maxY)
         guard cropApplied != margins else { return }
