@@ -1,13 +1,12 @@
 /// Gives each code one stable identity across frames, as the AVFoundation tutorial keeps its codes in a table
 /// keyed by content; here the key is content *and* position, so two identical labels in view are two tracks.
 ///
-/// A read becomes a track only once it is confirmed (Dynamsoft's cross-frame filter is the model): a 2D code
-/// (its error correction is its margin) or a 1D read that several scan lines, or both decoders, agreed on stands at
-/// once; any other
-/// 1D read is held until the same text is read at the same place again within a few frames. A blurred EAN or UPC
-/// read with a valid check digit but wrong digits seldom repeats itself, and such a read that disagrees with a
-/// track at its place (same symbology, another text) is dropped while that track lives. Held and dropped reads are
-/// counted.
+/// A read becomes a track only once it is confirmed (Dynamsoft's cross-frame filter is the model): a 2D code (its
+/// error correction is its margin) or a 1D read that several scan lines, or both decoders, agreed on stands at once;
+/// any other 1D read is held until the same text is read at the same place again (within `Confirmation.window`
+/// frames), and its held reads are then released with their own frames. A blurred EAN or UPC read with a valid check
+/// digit but wrong digits seldom repeats itself, and such a read that disagrees with a track at its place (same
+/// symbology, another text) is dropped while that track lives. Held and dropped reads are counted.
 ///
 /// Not thread-safe: one tracker per scan stream, fed frames in order.
 public final class Tracker {
