@@ -17,20 +17,28 @@ import Testing
             return i % 2 == 0
         }
         let a = degrees * .pi / 180
+        // The point in the code's own frame (the code turned by `degrees`).
+        return render(toCode: { x, y in (x * cos(a) + y * sin(a), -x * sin(a) + y * cos(a)) }) { u, v in
+            let onLabel = u >= 30 && u < 170 && v >= 30 && v < 90
+            let onBars = v >= 45 && v < 80 && isBar(u)
+            return onBars ? 50 : onLabel ? 220 : 40
+        }
+    }
+
+    /// A 200x120 image of `value` in code space, each pixel the mean of 4x4 samples; `toCode` takes a point's
+    /// offset from (100, 62) in the image to its offset from (100, 62) in code space.
+    static func render(
+        toCode: (Double, Double) -> (Double, Double), _ value: (Double, Double) -> Double
+    ) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 200 * 120)
         for py in 0..<120 {
             for px in 0..<200 {
                 var sum = 0.0
                 for sy in 0..<4 {
                     for sx in 0..<4 {
-                        let x = Double(px) + (Double(sx) + 0.5) / 4 - 100
-                        let y = Double(py) + (Double(sy) + 0.5) / 4 - 62
-                        // The point in the code's own frame (the code turned by `degrees`).
-                        let u = x * cos(a) + y * sin(a) + 100
-                        let v = -x * sin(a) + y * cos(a) + 62
-                        let onLabel = u >= 30 && u < 170 && v >= 30 && v < 90
-                        let onBars = v >= 45 && v < 80 && isBar(u)
-                        sum += onBars ? 50 : onLabel ? 220 : 40
+                        let (u, v) = toCode(
+                            Double(px) + (Double(sx) + 0.5) / 4 - 100, Double(py) + (Double(sy) + 0.5) / 4 - 62)
+                        sum += value(u + 100, v + 62)
                     }
                 }
                 out[py * 200 + px] = UInt8(sum / 16)
@@ -238,23 +246,10 @@ import Testing
             if u >= 30 && u < 170 && v >= 42 && v < 92 { return 220 }  // the label
             return Int(u / 2.5) % 2 == 0 ? 15 : 240  // stripes along the bars
         }
-        var pixels = [UInt8](repeating: 0, count: 200 * 120)
-        for py in 0..<120 {
-            for px in 0..<200 {
-                var sum = 0.0
-                for sy in 0..<4 {
-                    for sx in 0..<4 {
-                        let x = Double(px) + (Double(sx) + 0.5) / 4 - 100
-                        let y = Double(py) + (Double(sy) + 0.5) / 4 - 62
-                        // The inverse of `image`.
-                        let u = (x * cos(beta) + y * sin(beta)) / det + 100
-                        let v = (-x * sin(alpha) + y * cos(alpha)) / det + 62
-                        sum += value(u, v)
-                    }
-                }
-                pixels[py * 200 + px] = UInt8(sum / 16)
-            }
-        }
+        // The inverse of `image`.
+        let pixels = Self.render(
+            toCode: { x, y in ((x * cos(beta) + y * sin(beta)) / det, (-x * sin(alpha) + y * cos(alpha)) / det) },
+            value)
         let truth = [image(edges.first!, 45), image(edges.first!, 80), image(edges.last!, 80), image(edges.last!, 45)]
         try pixels.withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: 200, height: 120, stride: 200)
