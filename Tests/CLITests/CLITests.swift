@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -23,8 +24,14 @@ struct Tool {
         var stderr: String
     }
 
-    /// - Parameter prefix: a command to run the tool under (`/usr/bin/time -f %M -o FILE`).
-    static func run(_ args: [String], timeout: Double = 120, prefix: [String] = []) throws -> Result {
+    /// - Parameters:
+    ///   - timeout: seconds the child may take; past them it is stopped (SIGTERM, then SIGKILL 5 s later) and the
+    ///     calling test records an issue naming the command.
+    ///   - prefix: a command to run the tool under (`/usr/bin/time -f %M -o FILE`).
+    static func run(
+        _ args: [String], timeout: Double = 120, prefix: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Result {
         let p = Process()
         p.executableURL = prefix.isEmpty ? url : URL(fileURLWithPath: prefix[0])
         p.arguments = prefix.isEmpty ? args : Array(prefix.dropFirst()) + [url.path] + args
@@ -33,6 +40,15 @@ struct Tool {
         p.standardOutput = out
         p.standardError = err
         try p.run()
+        // The child's time limit: a hung child fails its test instead of hanging the suite.
+        let timedOut = Atomic<Bool>(false)
+        let pid = p.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [p] in
+            guard p.isRunning else { return }
+            timedOut.store(true, ordering: .relaxed)
+            kill(pid, SIGTERM)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 5) { if p.isRunning { kill(pid, SIGKILL) } }
+        }
         // Read both pipes fully before waiting, so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
         nonisolated(unsafe) var o = Data()
@@ -45,6 +61,11 @@ struct Tool {
         e = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
+        if timedOut.load(ordering: .relaxed) {
+            Issue.record(
+                "barscope \(args.joined(separator: " ")): still running after \(timeout) s, stopped",
+                sourceLocation: sourceLocation)
+        }
         return Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
             stderr: String(decoding: e, as: UTF8.self))
