@@ -40,7 +40,7 @@ enum ScanCommand {
         }
         let scanner = ImageScanner(settings: settings, engine: engine)
         // zbarimg's binary mode (-Sbinary): the payload's bytes as they are, with no newline after them.
-        let binary = settings.configs.contains { $0 == "binary" || $0.hasPrefix("binary=") && $0 != "binary=0" }
+        let binary = settings.binary
         let out = FileHandle.standardOutput
         var found = 0
         // Parts of structured appends, from every image: a message whose parts are all here is printed once more,

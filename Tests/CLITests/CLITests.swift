@@ -22,6 +22,8 @@ struct Tool {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// Standard output's bytes as they came (binary payloads).
+        var output = Data()
     }
 
     /// - Parameters:
@@ -68,7 +70,7 @@ struct Tool {
         }
         return Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: e, as: UTF8.self))
+            stderr: String(decoding: e, as: UTF8.self), output: o)
     }
 
     /// Runs a shell command line of the test's own (mount, umount); returns its exit status.

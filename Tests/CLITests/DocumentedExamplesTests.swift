@@ -62,7 +62,6 @@ import Testing
         if line.contains("--publish") { return "needs the named broker hosts (PublishTests run a local broker)" }
         if line.contains("--display") { return "opens a window (WindowTests run one under Xvfb)" }
         if line.hasPrefix("barscope serve") { return "a long-running service (ServeTests start it)" }
-        if line.contains("--help") || line.contains("--version") { return nil }
         return nil
     }
 

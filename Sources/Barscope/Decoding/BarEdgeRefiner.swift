@@ -252,7 +252,8 @@ enum BarEdgeRefiner {
         var bottoms: [Point] = []
         // Every window starts on the line strongest over the whole code.
         let strongest = barEnds(
-            in: image, mid: mid, unit: unit, vUnit: vUnit, from: s0, to: s1, within: height / 2, limit: limit
+            in: image, mid: mid, unit: unit, vUnit: vUnit, from: s0, to: s1, within: height / 2, limit: limit,
+            strongestOnly: true
         ).strongest
         for w in 0..<windows {
             let a = s0 + (s1 - s0) * Double(w) / Double(windows)
@@ -457,7 +458,7 @@ enum BarEdgeRefiner {
     /// where it crosses half, to a fraction of a pixel. (0, 0) when the lines show no bars.
     static func barEnds(
         in image: LumaImage, mid: Point, unit: Point, vUnit: Point, from s0: Double, to s1: Double, within: Double,
-        limit: Int, start: Int? = nil
+        limit: Int, start: Int? = nil, strongestOnly: Bool = false
     ) -> (top: Double, bottom: Double, strongest: Int) {
         let span = Int(s1 - s0)
         guard span >= 8, limit >= 1 else { return (0, 0, 0) }
@@ -507,6 +508,8 @@ enum BarEdgeRefiner {
         guard let strongest = start ?? near.max(by: { strength($0) < strength($1) }), strength(strongest) >= 6 else {
             return (0, 0, 0)
         }
+        // (Asked for the strongest line alone: no walk.)
+        if strongestOnly { return (0, 0, strongest) }
         let full = strength(strongest)
         let half = full / 2
         // Out from the strongest line each way, to the first line that carries under half of the bars' pattern,

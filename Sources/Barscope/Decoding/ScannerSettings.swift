@@ -91,6 +91,12 @@ public struct ScannerSettings: Hashable, Sendable {
     /// ZBar reports UPC-A (and UPC-E, expanded) as EAN-13 with a leading 0 unless `upca.enable` (`upce.enable`).
     public var reportsUPCA: Bool { zbarEnabled().contains(ZBAR_UPCA.rawValue) }
     public var reportsUPCE: Bool { zbarEnabled().contains(ZBAR_UPCE.rawValue) }
+    /// zbarimg's binary mode (`-Sbinary`, `-Sqrcode.binary`): payloads' bytes as they are, not converted.
+    public var binary: Bool {
+        var on = false
+        for e in entries where e.config == Int32(ZBAR_CFG_BINARY.rawValue) { on = e.value != 0 }
+        return on
+    }
     public var reportsISBN10: Bool { zbarEnabled().contains(ZBAR_ISBN10.rawValue) }
     public var reportsISBN13: Bool { zbarEnabled().contains(ZBAR_ISBN13.rawValue) }
 
