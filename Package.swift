@@ -31,6 +31,9 @@ let package = Package(
         // Events to brokers: Eclipse libmosquitto (MQTT) and librdkafka (Kafka, with its mock cluster for the tests).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        // The sightings index: SQLite embedded (one file), PostgreSQL shared by the nodes of a site (libpq).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // zxing-cpp, the second decoding engine (DataMatrix, Aztec, PDF417, Micro QR; character sets ZBar gets wrong).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
@@ -44,7 +47,7 @@ let package = Package(
             name: "Barscope",
             dependencies: [
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
-                "CQREncode", "CBarscope", "CZXingReader", "CSoup", "CMosquitto", "CKafka",
+                "CQREncode", "CBarscope", "CZXingReader", "CSoup", "CMosquitto", "CKafka", "CSQLite", "CPostgres",
             ],
             // The web console of `barscope serve`, compiled in (no files to install beside the binary).
             resources: [

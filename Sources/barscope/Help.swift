@@ -11,6 +11,7 @@ enum Help {
           barscope validate FILE.conf...           check pipeline files without running them
           barscope scan IMAGE... [--json] [-S CONFIG]...
                                                    scan still images, like zbarimg
+          barscope search [CODE] [options]         where and when a code was seen: the sightings index
           barscope generate OUT.mp4 [options]      write a demo clip (and its truth) for tests and benchmarks
                                                    (.mp4, .mkv or .webm)
           barscope serve [--listen HOST:PORT]      a service running many pipelines at once, over HTTP
@@ -28,7 +29,7 @@ enum Help {
         """
 
     static let serve = """
-        Usage: barscope serve [--listen HOST:PORT] [--token-file FILE] [--state DIR] [--pipelines DIR]
+        Usage: barscope serve [--listen HOST:PORT] [--token-file FILE] [--state DIR] [--pipelines DIR] [--index FILE|URL]
                               [--publish URL]... [--node NAME] [--spool DIR] [--spool-max SIZE]
 
         A long-running service that runs many named pipelines at once, controlled over HTTP (JSON), with a web
@@ -42,6 +43,8 @@ enum Help {
           --state DIR          the instances to bring back after a restart (default $STATE_DIRECTORY,
                                $XDG_STATE_HOME/barscope or ~/.local/state/barscope)
           --pipelines DIR      named pipelines looked up here first
+          --index FILE|URL     the sightings index every instance adds to (default: sightings.sqlite in the
+                       state folder; postgresql://... to share one between nodes)
           --publish URL        every instance's events also to a broker (as for run: mqtt://, mqtts://,
                                kafka://), one connection each, shared; --node, --spool, --spool-max as for run
 
@@ -56,6 +59,8 @@ enum Help {
           GET    /v1/instances/ID/frame.jpg            the newest annotated frame
           GET    /v1/instances/ID/stream.mjpg?fps=N    the annotated stream as MJPEG (default 5 frames/s)
           GET    /v1/instances/ID/snapshots/FILE       a PNG that snapshots.folder received
+          GET    /v1/sightings?code=C                  where and when C was seen (also prefix=, from=, to=,
+                                               instance=, limit=, cursor= for the next page, format=csv)
           GET    /v1/events?backlog=N                  every instance's events, and each second their status
           GET    /                                     the console
           GET    /metrics                              Prometheus text
@@ -162,6 +167,12 @@ enum Help {
           --node NAME            this machine's name in topics and ids (default: the host name)
           --spool DIR            where events wait for the broker (default: spool in the state folder)
           --spool-max SIZE       the spool's bound, oldest dropped first (default 256MB)
+          --index FILE|URL       add every sighting (a code coming into view until it is lost: where, when,
+                         the recording and the time in it) to an index: an SQLite file (made when
+                         missing) or postgresql://USER@HOST/DB, shared by the nodes of a site
+          --camera NAME          the camera's name in the index (default: the pipeline's or the source's)
+          --start TIME           a file's start in the wall clock, for the index (default: the file's last
+                         change less its length); ISO 8601 (2026-12-06T10:00:00Z) or relative (-2h)
 
         Events: {"event":"appeared","track":1,"frame":0,"pts_ns":0,"type":"QR-Code","data":"...",
         "quality":1,"polygon":[[x,y],...],"bounds":{...},"in_viewfinder":true}, then "lost", "state",
@@ -170,6 +181,27 @@ enum Help {
 
         SIGINT, SIGTERM or SIGHUP finishes the recording and stops (exit 128+signal); a second one stops
         at once.
+        """
+
+    static let search = """
+        Usage: barscope search [CODE] [--prefix] [--from TIME] [--to TIME] [--camera NAME] [--limit N]
+                               [--json | --csv] [--index FILE|URL]
+
+        Where and when a code was seen: the sightings in the index that `run --index` and `serve` write
+        (a sighting is a code coming into view until it is lost), newest first, one a line: first seen
+        (UTC), TYPE:code, camera, frames, and the recording with the time of the first sight in it.
+          --prefix        CODE is the start of the codes wanted
+          --from, --to    a time window on the first sight: ISO 8601 (2026-12-06T10:00:00Z, 2026-12-06)
+                          or relative to now (-2h, -30m, -7d)
+          --camera NAME   one camera's (a service instance, or a run's pipeline or camera name)
+          --limit N       at most N sightings (default 100)
+          --json          one JSON object a line: code, type, camera, pipeline, node, first_seen, last_seen,
+                          frames, polygon, snapshot, recording, offset_s
+          --csv           CSV with a header line
+          --index         the index (default: $BARSCOPE_INDEX, else sightings.sqlite in the state folder
+                          that serve uses)
+
+        Exit: 0 when something was found, 4 when nothing, 2 on an error (a bad time, no such index).
         """
 
     static let scan = """

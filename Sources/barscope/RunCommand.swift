@@ -44,6 +44,9 @@ enum RunCommand {
         var publishURLs: [String] = []
         var help = false
         var reconnect = ReconnectPolicy()
+        var index: String? = nil
+        var camera: String? = nil
+        var start: Date? = nil
         var args = Arguments(command: "run", tokens)
         try args.parse { option, next in
             if let target = valueFlags[option] {
@@ -81,6 +84,13 @@ enum RunCommand {
                 reconnect.maxAttempts = n == 0 ? nil : n
             case "--quiet", "-q": quiet = true
             case "--control": controlPath = try next()
+            case "--index": index = try next()
+            case "--camera": camera = try next()
+            case "--start":
+                let text = try next()
+                do { start = try TimeArgument.parse(text) } catch let e as BarscopeError {
+                    throw UsageError("--start: \(e.description)")
+                }
             case "--help", "-h": help = true
             default: return false
             }
@@ -139,6 +149,20 @@ enum RunCommand {
         let writer = try EventWriter(path: eventsPath, whenFull: c.input.isLive ? .drop : .wait)
         StopSignals.install()
         let progress = quiet ? nil : ProgressLine()
+        // The sightings index: opened (and a bad one refused) before the pipeline starts.
+        let recorder = try index.map { location -> SightingRecorder in
+            let store = try SightingIndexes.open(location)
+            var file: String? = nil
+            if case .uri(let u, _) = c.input, u.hasPrefix("file://") { file = URL(string: u)?.path }
+            if case .image(_, let path) = c.input { file = path }
+            let context = SightingRecorder.Context(
+                camera: camera ?? (instance == "run" ? Self.cameraName(c.input) : instance), pipeline: instance,
+                node: c.publish.node ?? ProcessInfo.processInfo.hostName, recording: c.recording,
+                live: c.input.isLive, file: file, start: start)
+            return SightingRecorder(open: { store }, context: context) { note in
+                progress?.note("barscope: warning: \(note)")
+            }
+        }
         // One supervisor for every run: RTSP streams reconnect once they have played (a stream that never played is
         // a mistake in the URI and fails at once); other sources end with their stream.
         let controller = ScanController(
@@ -147,6 +171,7 @@ enum RunCommand {
         ) { event in
             // The controller's delivery thread only: stamped and written in one order.
             writer.write(line: stamping.load()?.publish(event) ?? event.jsonLine)
+            recorder?.take(event)
             // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
             if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
         }
@@ -168,9 +193,12 @@ enum RunCommand {
             progress?.end()
             publisher?.stop()
             writer.close()
+            recorder?.close()
             throw error
         }
         progress?.end()
+        // The index has every sighting before the run ends (a file's are written now, with their times).
+        let unindexed = recorder?.close() ?? 0
         // What the brokers take in 3 s goes now; the rest stays in the spool for the next start.
         publisher?.stop()
         writer.close()
@@ -190,6 +218,10 @@ enum RunCommand {
             // Standard error is the one place left to say so when the events' reader is what fell behind.
             let dropped = writer.dropped
             if dropped > 0 { line += ", \(dropped) events dropped (the reader fell behind)" }
+            if let recorder {
+                line += ", \(recorder.writtenCount) sightings indexed"
+                if unindexed > 0 { line += " (\(unindexed) could not be: the index was not writable)" }
+            }
             for (sink, k) in publisher?.counters ?? [] {
                 line += ", \(k.published) published to \(sink)"
                 if k.depth > 0 { line += " (\(k.depth) wait in the spool)" }
@@ -198,8 +230,24 @@ enum RunCommand {
             }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
+        if unindexed > 0 && quiet {
+            FileHandle.standardError.write(
+                Data("barscope: \(unindexed) sightings could not be written to the index\n".utf8))
+        }
         // Stopped by a signal: 128 + its number; by a `stop` command: a normal end.
-        if summary.interrupted && StopSignals.last != 0 { return 128 + StopSignals.last }
+        // A signal stops the run wherever it is (a stream's reconnection wait too): 128 + its number.
+        if StopSignals.last != 0 { return 128 + StopSignals.last }
         return 0
+    }
+
+    /// A run's camera in the index when none is named: the file's or stream's name, the device, or "demo".
+    static func cameraName(_ input: InputSource) -> String {
+        switch input {
+        case .uri(let u, _):
+            if u.hasPrefix("file://") { return (URL(string: u)?.lastPathComponent) ?? "file" }
+            return URL(string: u)?.host ?? "stream"
+        case .image(_, let path): return (path as NSString).lastPathComponent
+        default: return input.description
+        }
     }
 }

@@ -11,6 +11,7 @@ enum ServeCommand {
         var stateFolder: String? = nil
         var pipelines: String? = nil
         var publish = PublishSettings()
+        var index: String? = nil
         var help = false
         var args = Arguments(command: "serve", tokens)
         try args.parse { option, next in
@@ -27,6 +28,7 @@ enum ServeCommand {
                 }
                 publish.node = node
             case "--spool": publish.spool = try next()
+            case "--index": index = try next()
             case "--spool-max":
                 let text = try next()
                 guard let bytes = PipelineSpec.byteSize(text), bytes >= 1 << 20 else {
@@ -65,6 +67,10 @@ enum ServeCommand {
             let publisher = try Publisher(publish, stateFolder: state)
             service.publisher.withLock { $0 = publisher }
         }
+        // The sightings index: checked now (a bad file or an unreachable database stops here, exit 2).
+        let location = index ?? (state as NSString).appendingPathComponent("sightings.sqlite")
+        try SightingIndexes.open(location).close()
+        service.index.withLock { $0 = (location, publish.node ?? ProcessInfo.processInfo.hostName) }
         let routes = ServiceRoutes(service: service)
         let server = try HTTPServer(host: host, port: port, token: token, publicPaths: Console.publicPaths) {
             routes.handle($0, $1)
@@ -126,6 +132,12 @@ enum ServeCommand {
             throw BarscopeError.badInput("\(path): the token must be one word of at least 16 characters")
         }
         return token
+    }
+
+    /// The index `search` reads when given none: $BARSCOPE_INDEX, else the state folder's (where `serve` keeps it).
+    static func defaultIndex() throws -> String {
+        if let i = ProcessInfo.processInfo.environment["BARSCOPE_INDEX"], !i.isEmpty { return i }
+        return (try defaultStateFolder() as NSString).appendingPathComponent("sightings.sqlite")
     }
 
     /// --state, else systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/barscope, else ~/.local/state/barscope.

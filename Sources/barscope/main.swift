@@ -40,6 +40,8 @@ do {
         exit(try RunCommand.main(rest))
     case "serve":
         exit(try ServeCommand.main(rest))
+    case "search":
+        exit(try SearchCommand.main(rest))
     case "generate":
         exit(try GenerateCommand.main(rest))
     case "pipelines":

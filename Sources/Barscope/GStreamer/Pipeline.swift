@@ -1,5 +1,6 @@
 import CBarscope
 import CGStreamer
+import Foundation
 
 /// A GStreamer pipeline built from a launch description of our own fragments; user values (paths, URIs) are set
 /// afterwards as properties on named elements, never pasted into the description.
@@ -47,6 +48,27 @@ public final class Pipeline {
 
     @discardableResult
     public func setState(_ state: GstState) -> GstStateChangeReturn { gst_element_set_state(element, state) }
+
+    /// Sets it to NULL, waiting at most `seconds`: an element that hangs in its teardown (rtspsrc, its task waiting
+    /// on a pad lock its own streaming thread holds) must not hang the run. On a timeout the state change goes on
+    /// in its thread, which keeps the pipeline alive; the caller says so and goes on.
+    /// - Returns: false when it had not stopped in time.
+    func stop(within seconds: Double) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        // The pipeline is used by the teardown thread alone from here; the box keeps it alive while that runs.
+        final class Keep: @unchecked Sendable {
+            let pipeline: Pipeline
+            init(_ pipeline: Pipeline) { self.pipeline = pipeline }
+        }
+        let keep = Keep(self)
+        let thread = Thread {
+            _ = gst_element_set_state(keep.pipeline.element, GST_STATE_NULL)
+            done.signal()
+        }
+        thread.name = "barscope-teardown"
+        thread.start()
+        return done.wait(timeout: .now() + seconds) == .success
+    }
 
     /// Waits up to `timeoutNs` for the next message of interest; returns it owned (caller unrefs).
     func popMessage(timeoutNs: UInt64) -> UnsafeMutablePointer<GstMessage>? {

@@ -17,6 +17,8 @@ enum Preflight {
         try GStreamer.require(GraphPlan.scanGraph(c, camera: camera).factories)
         if let r = c.recording { try checkWritable(r.path) }
         if let folder = c.snapshotFolder {
+            // Made when missing (as `mkdir -p` would): a fresh machine has no /var/lib/barscope/dock1 yet.
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue,
                 FileManager.default.isWritableFile(atPath: folder)

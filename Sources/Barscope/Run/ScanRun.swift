@@ -150,7 +150,7 @@ final class ScanRun: Sendable {
         // Registered before anything can start a thread: whatever throws below, the scanning threads end.
         defer {
             ledger.end()
-            pipeline.setState(GST_STATE_NULL)
+            _ = pipeline.stop(within: 10)
             scanStage.stop()
             ledger.settle()
             teeStage.detach()
@@ -187,7 +187,12 @@ final class ScanRun: Sendable {
         }
         let interrupted = try loop(pipeline, wired: wired, ledger: ledger, teeStage: teeStage)
         ledger.end()
-        pipeline.setState(GST_STATE_NULL)
+        if !pipeline.stop(within: 10) {
+            emit(
+                .warning(
+                    message: "the pipeline did not stop within 10 s (an element hung in its teardown); left behind",
+                    source: nil))
+        }
         scanStage.stop()
         // Every streaming and scanning thread has stopped: a frame never scanned is a frame dropped.
         ledger.settle()

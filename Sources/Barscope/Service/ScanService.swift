@@ -25,6 +25,11 @@ public final class ScanService: @unchecked Sendable {
     /// - Throws: ``BarscopeError/badInput`` when the folder cannot be made or written.
     /// Brokers every instance's events go to (`serve --publish`), set before the first instance.
     public let publisher = Locked<Publisher?>(nil)
+    /// The sightings index every instance writes to (`serve --index`; the state folder's SQLite file by default), and
+    /// this node's name in it; set before the first instance.
+    public let index = Locked<(location: String, node: String)?>(nil)
+    /// The store searches read, opened at the first (and again after a failure).
+    private let searchStore = Locked<SightingStore?>(nil)
 
     public init(stateFolder: String) throws {
         do {
@@ -80,11 +85,7 @@ public final class ScanService: @unchecked Sendable {
                 try spec.set(assignment: "\(key)=\(value)")
             }
             (configuration, eventsPath) = try spec.configuration()
-            if !configuration.publish.targets.isEmpty {
-                throw BarscopeError.badValue(
-                    "[publish] url: give --publish to barscope serve (one connection to each broker serves every "
-                        + "instance)")
-            }
+            try Self.checkServable(spec, configuration)
         } catch let e as BarscopeError {
             throw Failure.badRequest(e.description)
         }
@@ -107,10 +108,22 @@ public final class ScanService: @unchecked Sendable {
             }
         }
         let newID = id ?? "\(pipeline.prefix(40))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        // Its sightings: the store opened by the recorder's own thread (a database that is away is waited for).
+        final class Reporter: @unchecked Sendable { weak var instance: ServiceInstance? }
+        let reporter = Reporter()
+        let recorder = index.load().map { index in
+            SightingRecorder(
+                open: { try SightingIndexes.open(index.location) },
+                context: SightingRecorder.Context(
+                    camera: newID, pipeline: pipeline, node: index.node, recording: configuration.recording,
+                    live: configuration.input.isLive, file: nil)
+            ) { note in reporter.instance?.controller.report(.warning(message: note, source: "index")) }
+        }
         let instance = ServiceInstance(
             id: newID, pipeline: pipeline, overrides: overrides, configuration: configuration,
-            publisher: publisher.load(), eventFile: eventFile
+            publisher: publisher.load(), eventFile: eventFile, index: recorder
         ) { [weak self] i in self?.onEvents.load()?(i) }
+        reporter.instance = instance
         registry.withLock { $0.append(instance) }
         persist()
         instance.controller.start()
@@ -118,6 +131,7 @@ public final class ScanService: @unchecked Sendable {
         let watcher = Thread { [weak self, weak instance, eventFile] in
             instance?.controller.wait()
             eventFile?.close()
+            instance?.index?.close()
             self?.persist()
             // Its streams close once they have its last events.
             if let self, let instance { self.onEvents.load()?(instance) }
@@ -125,6 +139,60 @@ public final class ScanService: @unchecked Sendable {
         watcher.name = "barscope-watch"
         watcher.start()
         return instance
+    }
+
+    /// The keys a service cannot honour per instance, refused at `POST` with the key named (never parsed and
+    /// dropped): the broker connection, node name and spool are the process's (`serve --publish`, `--node`,
+    /// `--spool`, `--spool-max`), and a window needs a display the service has. Output folders are checked here too,
+    /// so a path that cannot be written is a 400, not a 201 and then a failed instance.
+    static func checkServable(_ spec: PipelineSpec, _ configuration: RunConfiguration) throws {
+        for (key, option) in [
+            ("publish.url", "--publish"), ("publish.node", "--node"), ("publish.spool", "--spool"),
+            ("publish.spool-max", "--spool-max"),
+        ] where spec.values[key] != nil {
+            let parts = key.split(separator: ".")
+            throw BarscopeError.badValue(
+                "[\(parts[0])] \(parts[1]): give \(option) to barscope serve (one connection to each broker, one "
+                    + "node name and one spool serve every instance)")
+        }
+        if configuration.display {
+            let environment = ProcessInfo.processInfo.environment
+            if (environment["DISPLAY"] ?? "").isEmpty && (environment["WAYLAND_DISPLAY"] ?? "").isEmpty {
+                throw BarscopeError.badValue(
+                    "[display] enabled: this service has no display (DISPLAY is not set); watch the instance in the "
+                        + "console or at /v1/instances/ID/stream.mjpg, or set display.enabled=false")
+            }
+        }
+        var folders: [(String, String)] = []
+        if let r = configuration.recording {
+            folders.append(("[record] path", URL(fileURLWithPath: r.path).deletingLastPathComponent().path))
+        }
+        if let s = configuration.snapshotFolder { folders.append(("[snapshots] folder", s)) }
+        for (name, folder) in folders {
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
+            if exists && (!isFolder.boolValue || !FileManager.default.isWritableFile(atPath: folder)) {
+                throw BarscopeError.badValue("\(name): '\(folder)' is not a folder this service can write")
+            }
+        }
+    }
+
+    /// A page of sightings from the index (newest first).
+    /// - Throws: ``BarscopeError`` when the index cannot be read.
+    public func sightings(_ query: SightingQuery) throws -> SightingPage {
+        guard let location = index.load()?.location else {
+            throw BarscopeError.badInput("this service keeps no sightings index")
+        }
+        return try searchStore.withLock { store in
+            do {
+                if store == nil { store = try SightingIndexes.open(location) }
+                return try store!.search(query)
+            } catch {
+                store?.close()
+                store = nil
+                throw error
+            }
+        }
     }
 
     /// Stops an instance (end of stream first: its recording is finished) and forgets it. Blocks until it has

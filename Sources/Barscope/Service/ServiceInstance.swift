@@ -19,6 +19,8 @@ public final class ServiceInstance: @unchecked Sendable {
     let events: EventRing
     /// `[events] path`: every event line, as the ring holds it, also goes to this file.
     private let eventFile: EventWriter?
+    /// The sightings index's writer for this instance (`serve --index`, or the state folder's).
+    let index: SightingRecorder?
     private let counters = Locked(Counters())
     /// Called (any thread) when events arrive, for the streams watching them.
     private let notify: @Sendable (ServiceInstance) -> Void
@@ -39,9 +41,10 @@ public final class ServiceInstance: @unchecked Sendable {
     init(
         id: String, pipeline: String, overrides: [(String, String)], configuration: RunConfiguration,
         eventMemory: Int = 1000, publisher: Publisher? = nil, eventFile: EventWriter? = nil,
-        notify: @escaping @Sendable (ServiceInstance) -> Void
+        index: SightingRecorder? = nil, notify: @escaping @Sendable (ServiceInstance) -> Void
     ) {
         self.eventFile = eventFile
+        self.index = index
         self.id = id
         self.pipeline = pipeline
         self.overrides = overrides
@@ -87,6 +90,7 @@ public final class ServiceInstance: @unchecked Sendable {
         let line = channel.load()?.publish(event) ?? event.jsonLine
         events.append(line)
         eventFile?.write(line: line)
+        index?.take(event)
         notify(self)
     }
 

@@ -13,6 +13,8 @@ import Foundation
 ///     GET    /v1/instances/{id}/stream.mjpg         MJPEG, at most ?fps=N (default 5)
 ///     GET    /v1/instances/{id}/snapshots/{file}    a PNG that --snapshots wrote
 ///     GET    /v1/events                             every instance's events, and `event: status` each second
+///     GET    /v1/sightings                          the sightings index: ?code=&prefix=&from=&to=&instance=
+///                                                   &limit=&cursor= (keyset paging, newest first); &format=csv
 ///     GET    /v1/pool                               the shared scanning pool: workers, busy, queued, busy_share
 ///     GET    /                                      the console (a page; its script and style beside it)
 ///     GET    /metrics                               Prometheus text
@@ -79,6 +81,7 @@ public final class ServiceRoutes: @unchecked Sendable {
                     ("streams", .int(p.lanes)), ("busy_share", .double((p.busyShare * 1000).rounded() / 1000)),
                     ("busy_seconds", .double((p.busySeconds * 1000).rounded() / 1000)),
                 ]))
+        case ("GET", 1, "sightings"): sightings(r, x)
         case ("GET", 1, "events"):
             let backlog = r.query["backlog"].flatMap { Int($0) } ?? 100
             streams.allEvents(backlog: min(max(backlog, 0), 1000), x)
@@ -160,6 +163,64 @@ public final class ServiceRoutes: @unchecked Sendable {
             streams.mjpeg(i, fps: fps, x)
         default: x.error(404, "no route \(method) /v1/instances/\(i.id)/\(rest.joined(separator: "/"))")
         }
+    }
+
+    /// `GET /v1/sightings`: a page of the index as JSON (`{"sightings": [...], "next": CURSOR|null}`) or CSV (the
+    /// next page's cursor in the `Barscope-Next-Cursor` header).
+    private func sightings(_ r: HTTPRequest, _ x: HTTPExchange) {
+        var q = SightingQuery()
+        do {
+            q.code = r.query["code"].flatMap { $0.isEmpty ? nil : $0 }
+            if let p = r.query["prefix"], !p.isEmpty {
+                // `prefix=TEXT` searches by the start of a code; `prefix=true` with `code` does too.
+                if p == "true" || p == "1" {
+                    q.prefix = true
+                } else {
+                    q.code = p
+                    q.prefix = true
+                }
+            }
+            if q.prefix && q.code == nil { throw BarscopeError.badValue("prefix: the start of a code is needed") }
+            if let f = r.query["from"], !f.isEmpty { q.from = try TimeArgument.parse(f) }
+            if let t = r.query["to"], !t.isEmpty { q.to = try TimeArgument.parse(t) }
+            q.camera = r.query["instance"].flatMap { $0.isEmpty ? nil : $0 }
+            if let l = r.query["limit"] {
+                guard let n = Int(l), (1...1000).contains(n) else {
+                    throw BarscopeError.badValue("limit '\(l)': a whole number from 1 to 1000")
+                }
+                q.limit = n
+            }
+            if let c = r.query["cursor"], !c.isEmpty {
+                guard let cursor = SightingQuery.Cursor(c) else {
+                    throw BarscopeError.badValue("cursor '\(c)': not one this service gave")
+                }
+                q.cursor = cursor
+            }
+        } catch let e as BarscopeError {
+            x.error(400, e.description)
+            return
+        } catch {
+            x.error(400, "\(error)")
+            return
+        }
+        let page: SightingPage
+        do { page = try service.sightings(q) } catch {
+            x.error(503, "the sightings index: \(error)")
+            return
+        }
+        if r.query["format"] == "csv" {
+            let text = ([Sighting.csvHeader] + page.sightings.map(\.csv)).joined(separator: "\r\n") + "\r\n"
+            x.respond(
+                200, contentType: "text/csv; charset=utf-8", body: Array(text.utf8),
+                headers: page.next.map { [("Barscope-Next-Cursor", $0.text)] } ?? [])
+            return
+        }
+        x.json(
+            200,
+            .object([
+                ("sightings", .array(page.sightings.map(\.json))),
+                ("next", page.next.map { .string($0.text) } ?? .null),
+            ]))
     }
 
     private func create(_ pipeline: String, _ r: HTTPRequest, _ x: HTTPExchange) {

@@ -1,0 +1,113 @@
+import CPostgres
+import Foundation
+
+/// The index several nodes of a site share: a PostgreSQL database (libpq), the same table as the SQLite file's,
+/// every value a bound parameter. A connection that breaks is made again at the next call.
+final class PostgresSightingStore: SightingStore, @unchecked Sendable {
+    // Sendable: one thread at a time uses it (see SightingStore).
+    private var connection: OpaquePointer?
+    private let url: String
+    private var shown: String { SightingIndexes.shown(url) }
+
+    init(url: String) throws {
+        self.url = url
+        try connect()
+        // One node at a time makes the table (CREATE ... IF NOT EXISTS races on PostgreSQL's catalogue).
+        try execute("SELECT pg_advisory_lock(4253435001)")
+        defer { _ = try? execute("SELECT pg_advisory_unlock(4253435001)") }
+        try execute(
+            """
+            CREATE TABLE IF NOT EXISTS sightings (
+              id BIGSERIAL PRIMARY KEY, run TEXT NOT NULL, track INTEGER NOT NULL, code TEXT COLLATE "C" NOT NULL,
+              symbology TEXT NOT NULL, camera TEXT NOT NULL, pipeline TEXT NOT NULL, node TEXT NOT NULL,
+              first_seen_us BIGINT NOT NULL, last_seen_us BIGINT NOT NULL, frames INTEGER NOT NULL,
+              polygon TEXT NOT NULL, snapshot TEXT, recording TEXT, offset_ms BIGINT,
+              UNIQUE (run, track))
+            """)
+        try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
+        try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
+    }
+
+    private func connect() throws {
+        if let c = connection, PQstatus(c) == CONNECTION_OK { return }
+        if let c = connection { PQfinish(c) }
+        // Two seconds to connect: an unreachable server is said at once, not after the operating system's minutes.
+        let withTimeout = url + (url.contains("?") ? "&" : "?") + "connect_timeout=2"
+        connection = PQconnectdb(withTimeout)
+        guard let c = connection, PQstatus(c) == CONNECTION_OK else {
+            let reason = connection.map { Self.firstLine(String(cString: PQerrorMessage($0))) } ?? "no connection"
+            if let c = connection { PQfinish(c) }
+            connection = nil
+            throw BarscopeError.badInput("\(shown): cannot connect to the index (\(reason))")
+        }
+    }
+
+    static func firstLine(_ text: String) -> String {
+        text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? text
+    }
+
+    func close() {
+        if let c = connection { PQfinish(c) }
+        connection = nil
+    }
+
+    deinit { close() }
+
+    /// Runs one statement with its parameters bound (text format); the rows' texts, NULL as nil.
+    @discardableResult
+    private func execute(_ sql: String, _ values: [String?] = []) throws -> [[String?]] {
+        try connect()
+        // The parameters' C strings live until PQexecParams returns.
+        let copies: [UnsafeMutablePointer<CChar>?] = values.map { v in v.flatMap { strdup($0) } }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        let result = pointers.withUnsafeBufferPointer {
+            PQexecParams(connection, sql, Int32(values.count), nil, $0.baseAddress, nil, nil, 0)
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let reason = Self.firstLine(String(cString: PQresultErrorMessage(result)))
+            if PQstatus(connection) != CONNECTION_OK { close() }
+            throw BarscopeError.badInput("\(shown): \(reason.isEmpty ? "the connection broke" : reason)")
+        }
+        var rows: [[String?]] = []
+        for r in 0..<PQntuples(result) {
+            rows.append(
+                (0..<PQnfields(result)).map { f in
+                    PQgetisnull(result, r, f) == 1 ? nil : String(cString: PQgetvalue(result, r, f))
+                })
+        }
+        return rows
+    }
+
+    func write(_ rows: [Sighting]) throws {
+        guard !rows.isEmpty else { return }
+        try execute("BEGIN")
+        do {
+            let sql = SightingIndexes.upsert(placeholder: { "$\($0)" })
+            for row in rows { try execute(sql, SightingIndexes.values(row)) }
+            try execute("COMMIT")
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func search(_ query: SightingQuery) throws -> SightingPage {
+        let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "$\($0)" })
+        let limit = max(1, min(query.limit, 10_000))
+        let sql =
+            "SELECT \(SightingIndexes.columns) FROM sightings \(clause) ORDER BY first_seen_us DESC, id DESC "
+            + "LIMIT \(limit + 1)"
+        var rows = try execute(sql, values).compactMap(SightingIndexes.row)
+        var next: SightingQuery.Cursor? = nil
+        if rows.count > limit {
+            rows.removeLast()
+            if let last = rows.last, let id = last.id {
+                next = SightingQuery.Cursor(firstSeenMicros: last.firstSeenMicros, id: id)
+            }
+        }
+        return SightingPage(sightings: rows, next: next)
+    }
+}

@@ -1,0 +1,151 @@
+import CSQLite
+import Foundation
+
+/// The embedded index: one SQLite file in WAL mode (readers never wait for the writer, a crash loses nothing
+/// committed). A file that is not an SQLite database, or one that holds other tables than ours, is refused and never
+/// written.
+final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
+    // Sendable: one thread at a time uses it (see SightingStore).
+    private var db: OpaquePointer?
+    let path: String
+    /// The application id stamped in the file's header ("BSCP"): how an index of ours is told from another database.
+    static let applicationID: Int32 = 0x4253_4350
+
+    init(path: String) throws {
+        self.path = path
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists, let head = FileManager.default.contents(atPath: path)?.prefix(16), !head.isEmpty,
+            head != Data("SQLite format 3\0".utf8)
+        {
+            throw BarscopeError.badInput("\(path): not a sightings index (not an SQLite database); left as it is")
+        }
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else {
+            let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            db = nil
+            throw BarscopeError.badInput("\(path): cannot open the index (\(reason))")
+        }
+        sqlite3_busy_timeout(db, 5000)
+        do {
+            let id = try scalar("PRAGMA application_id")
+            let tables = try scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            if id != Int64(Self.applicationID) && (id != 0 || tables != 0) {
+                throw BarscopeError.badInput(
+                    "\(path): not a sightings index (an SQLite database of something else); left as it is")
+            }
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+            try execute("PRAGMA application_id = \(Self.applicationID)")
+            try execute(
+                """
+                CREATE TABLE IF NOT EXISTS sightings (
+                  id INTEGER PRIMARY KEY, run TEXT NOT NULL, track INTEGER NOT NULL, code TEXT NOT NULL,
+                  symbology TEXT NOT NULL, camera TEXT NOT NULL, pipeline TEXT NOT NULL, node TEXT NOT NULL,
+                  first_seen_us INTEGER NOT NULL, last_seen_us INTEGER NOT NULL, frames INTEGER NOT NULL,
+                  polygon TEXT NOT NULL, snapshot TEXT, recording TEXT, offset_ms INTEGER,
+                  UNIQUE (run, track))
+                """)
+            try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
+            try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    func close() {
+        if let db { sqlite3_close_v2(db) }
+        db = nil
+    }
+
+    deinit { close() }
+
+    private var message: String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
+
+    private func execute(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BarscopeError.badInput("\(path): \(message)")
+        }
+    }
+
+    private func scalar(_ sql: String) throws -> Int64 {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw BarscopeError.badInput("\(path): not a sightings index (\(message)); left as it is")
+        }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    /// SQLite copies a bound text at once (SQLITE_TRANSIENT): the Swift string's buffer may go.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private func bind(_ statement: OpaquePointer?, _ values: [String?]) {
+        for (i, v) in values.enumerated() {
+            if let v {
+                sqlite3_bind_text(statement, Int32(i + 1), v, -1, Self.transient)
+            } else {
+                sqlite3_bind_null(statement, Int32(i + 1))
+            }
+        }
+    }
+
+    func write(_ rows: [Sighting]) throws {
+        guard !rows.isEmpty else { return }
+        try execute("BEGIN IMMEDIATE")
+        var statement: OpaquePointer?
+        do {
+            guard
+                sqlite3_prepare_v2(db, SightingIndexes.upsert(placeholder: { "?\($0)" }), -1, &statement, nil)
+                    == SQLITE_OK
+            else { throw BarscopeError.badInput("\(path): \(message)") }
+            defer { sqlite3_finalize(statement) }
+            for row in rows {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
+                bind(statement, SightingIndexes.values(row))
+                guard sqlite3_step(statement) == SQLITE_DONE else {
+                    throw BarscopeError.badInput("\(path): \(message)")
+                }
+            }
+            try execute("COMMIT")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    func search(_ query: SightingQuery) throws -> SightingPage {
+        let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "?\($0)" })
+        let limit = max(1, min(query.limit, 10_000))
+        let sql =
+            "SELECT \(SightingIndexes.columns) FROM sightings \(clause) ORDER BY first_seen_us DESC, id DESC "
+            + "LIMIT \(limit + 1)"
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw BarscopeError.badInput("\(path): \(message)")
+        }
+        defer { sqlite3_finalize(statement) }
+        bind(statement, values)
+        var rows: [Sighting] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            let columns = (0..<15).map { i -> String? in
+                guard sqlite3_column_type(statement, Int32(i)) != SQLITE_NULL,
+                    let text = sqlite3_column_text(statement, Int32(i))
+                else { return nil }
+                return String(cString: text)
+            }
+            if let row = SightingIndexes.row(columns) { rows.append(row) }
+        }
+        var next: SightingQuery.Cursor? = nil
+        if rows.count > limit {
+            rows.removeLast()
+            if let last = rows.last, let id = last.id {
+                next = SightingQuery.Cursor(firstSeenMicros: last.firstSeenMicros, id: id)
+            }
+        }
+        return SightingPage(sightings: rows, next: next)
+    }
+}

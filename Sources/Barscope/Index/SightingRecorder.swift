@@ -1,0 +1,249 @@
+import Foundation
+
+/// Turns a run's events into sightings and writes them to the index off the streaming threads: ``take(_:)`` only
+/// queues (it is called on the controller's delivery thread, and never waits on the database); a writer thread of
+/// its own writes the queue in batches. While the database cannot be written, the rows wait (one per sighting, its
+/// newest state) and are written when it comes back; the first failure and the return are told through `note`.
+public final class SightingRecorder: @unchecked Sendable {
+    // Sendable: the state below is guarded by `lock`; the store is used by the writer thread alone (and by
+    // `close`, after that thread has ended).
+
+    /// What the rows say of where they come from.
+    public struct Context: Sendable {
+        public var camera: String
+        public var pipeline: String
+        public var node: String
+        public var recording: Recording?
+        /// A live source's times are the wall clock's as the frames come; a file's are its start plus the frame's
+        /// time, the start given (`--start`) or taken as the file's last change less its length (a recording is
+        /// last written when it ends).
+        public var live: Bool
+        public var file: String?
+        public var start: Date?
+
+        public init(
+            camera: String, pipeline: String, node: String, recording: Recording?, live: Bool, file: String? = nil,
+            start: Date? = nil
+        ) {
+            self.camera = camera
+            self.pipeline = pipeline
+            self.node = node
+            self.recording = recording
+            self.live = live
+            self.file = file
+            self.start = start
+        }
+    }
+
+    /// Opens the store, on the writer thread: again after a failure to open (a database that is away at first).
+    private let open: @Sendable () throws -> SightingStore
+    private var store: SightingStore?
+    private let context: Context
+    /// A new value each run of the source (a restarted stream numbers its tracks from 1 again).
+    private var run = UUID().uuidString.lowercased()
+    private let note: @Sendable (String) -> Void
+    private let lock = NSCondition()
+    /// Sightings in view, by track, and the rows waiting to be written, by track (newest state only).
+    private var inView: [Int: Sighting] = [:]
+    private var pending: [String: Sighting] = [:]
+    /// A file's rows wait for the end, when its start is known.
+    private var held: [String: Sighting] = [:]
+    private var firstPts: UInt64?
+    private var lastPts: UInt64 = 0
+    private var anchor: (wall: Date, pts: UInt64)?
+    private var closing = false
+    private var failing = false
+    private var written = 0
+    private var writer: Thread?
+
+    /// - Parameter open: the store, opened on the writer thread (and again while it fails).
+    public init(
+        open: @escaping @Sendable () throws -> SightingStore, context: Context,
+        note: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.open = open
+        self.context = context
+        self.note = note
+        let t = Thread { [weak self] in self?.writeLoop() }
+        t.name = "barscope-index"
+        writer = t
+        t.start()
+    }
+
+    /// Rows written so far.
+    public var writtenCount: Int { lock.withLock { written } }
+
+    /// One event of the run (the delivery thread's; returns at once).
+    public func take(_ event: Event) {
+        lock.withLock {
+            switch event {
+            case .appeared(_, let pts, let d, let track):
+                let at = time(pts)
+                var s = Sighting(
+                    run: run, track: track, code: d.data, symbology: d.type, camera: context.camera,
+                    pipeline: context.pipeline, node: context.node, firstSeen: at.wall, lastSeen: at.wall, frames: 1,
+                    polygon: d.polygon)
+                if let r = context.recording, let offset = at.offset {
+                    if let seconds = r.segmentSeconds, seconds > 0 {
+                        let n = Int(offset / Double(seconds))
+                        s.recording = r.segment(n)
+                        s.offsetSeconds = offset - Double(n * seconds)
+                    } else {
+                        s.recording = r.path
+                        s.offsetSeconds = offset
+                    }
+                }
+                s.recording = s.recording.map(Self.absolute)
+                inView[track] = s
+                queue(s)
+            case .lost(_, let pts, let track, _, _, let framesSeen):
+                guard var s = inView.removeValue(forKey: track) else { return }
+                s.lastSeen = time(pts).wall
+                s.frames = framesSeen
+                queue(s)
+            case .detection(_, let pts, _, let track?):
+                // Every-frame reports: the track's end moves on.
+                guard var s = inView[track] else { return }
+                s.lastSeen = time(pts).wall
+                s.frames += 1
+                inView[track] = s
+            case .snapshot(_, _, let path, let tracks):
+                for t in tracks {
+                    guard var s = inView[t] else { continue }
+                    s.snapshot = Self.absolute(path)
+                    inView[t] = s
+                    queue(s)
+                }
+            case .eos:
+                for (_, s) in inView { queue(s) }
+                inView = [:]
+            case .reconnecting:
+                // The stream starts again: its tracks are numbered from 1 again, in a run of their own.
+                for (_, s) in inView { queue(s) }
+                inView = [:]
+                if !context.live { flushHeld(start: context.start ?? fileStart()) }
+                run = UUID().uuidString.lowercased()
+                firstPts = nil
+                anchor = nil
+            default:
+                return
+            }
+        }
+    }
+
+    /// The wall-clock time of a frame, and its time in the recording (from the run's first frame).
+    private func time(_ pts: UInt64?) -> (wall: Date, offset: Double?) {
+        let p = pts ?? lastPts
+        if firstPts == nil { firstPts = p }
+        lastPts = max(lastPts, p)
+        let offset = Double(p &- (firstPts ?? p)) / 1e9
+        if context.live {
+            if anchor == nil { anchor = (Date(), p) }
+            let a = anchor!
+            return (a.wall.addingTimeInterval((Double(p) - Double(a.pts)) / 1e9), offset)
+        }
+        // A file's: the offset from its start for now; made absolute once the start is known (`close`).
+        return (Date(timeIntervalSince1970: offset), offset)
+    }
+
+    private func queue(_ s: Sighting) {
+        if context.live {
+            pending[s.key] = s
+            lock.signal()
+        } else {
+            held[s.key] = s
+        }
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// Writes what is queued every quarter second; waits a second after a failure before trying again.
+    private func writeLoop() {
+        while true {
+            lock.lock()
+            while pending.isEmpty && !closing { lock.wait() }
+            if pending.isEmpty && closing {
+                lock.unlock()
+                return
+            }
+            let batch = Array(pending.values)
+            pending = [:]
+            lock.unlock()
+            do {
+                if store == nil { store = try open() }
+                try store!.write(batch.sorted { $0.run < $1.run || ($0.run == $1.run && $0.track < $1.track) })
+                lock.withLock {
+                    written += batch.count
+                    if failing {
+                        failing = false
+                        note("the sightings index is written again (\(batch.count) sightings caught up)")
+                    }
+                }
+                // Batches: what comes in the next quarter second goes in one transaction.
+                if !lock.withLock({ closing }) { Thread.sleep(forTimeInterval: 0.25) }
+            } catch {
+                let retry = lock.withLock { () -> Bool in
+                    // The rows wait again (a newer state of the same sighting, queued meanwhile, wins).
+                    for s in batch where pending[s.key] == nil { pending[s.key] = s }
+                    if !failing {
+                        failing = true
+                        note("the sightings index cannot be written (\(error)); sightings wait for it")
+                    }
+                    return !closing
+                }
+                if !retry {
+                    return
+                }
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    /// Writes what is left (a file's rows now, with their times) and closes the store; waits for the writer at
+    /// most `timeout` seconds. Rows the index could not take by then are counted in the answer.
+    /// - Returns: rows not written.
+    @discardableResult
+    public func close(timeout: Double = 10) -> Int {
+        lock.withLock {
+            for (_, s) in inView { queue(s) }
+            inView = [:]
+            if !context.live { flushHeld(start: context.start ?? fileStart()) }
+            closing = true
+            lock.broadcast()
+        }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while writer?.isFinished == false && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let left = lock.withLock { pending.count }
+        if writer?.isFinished == true { store?.close() }
+        return left
+    }
+
+    /// A file's rows, their times made absolute from its start, queued for writing (under the lock).
+    private func flushHeld(start: Date) {
+        for (key, var s) in held {
+            s.firstSeen = start.addingTimeInterval(s.firstSeen.timeIntervalSince1970)
+            s.lastSeen = start.addingTimeInterval(s.lastSeen.timeIntervalSince1970)
+            pending[key] = s
+        }
+        held = [:]
+        lock.signal()
+    }
+
+    /// A file's start: its last change less its length; anything else (the demo) started now, less its length.
+    private func fileStart() -> Date {
+        let length = Double(lastPts &- (firstPts ?? lastPts)) / 1e9
+        if let file = context.file,
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
+        {
+            return modified.addingTimeInterval(-length)
+        }
+        return Date().addingTimeInterval(-length)
+    }
+}
+
+extension Sighting {
+    /// The row's key: its run and track.
+    var key: String { "\(run)/\(track)" }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Where sightings are kept: an SQLite file (the default, embedded) or a PostgreSQL database several nodes share.
+/// Both hold the same table and answer the same queries, always with bound parameters (a searched text is data,
+/// never SQL).
+///
+/// Sendable for handing over: a store is used by one thread at a time (a recorder's writer, or the service's
+/// searches under its lock).
+public protocol SightingStore: AnyObject, Sendable {
+    /// Writes the rows in one transaction; a row already there (the same run and track) is updated.
+    func write(_ rows: [Sighting]) throws
+    /// A page of the rows matching, newest first.
+    func search(_ query: SightingQuery) throws -> SightingPage
+    func close()
+}
+
+public enum SightingIndexes {
+    /// Opens the store a `--index` value names: `postgresql://...` (or `postgres://`) a PostgreSQL database, anything
+    /// else an SQLite file (made when missing; a file that is not an SQLite database, or not ours, is refused and
+    /// left as it is).
+    /// - Throws: ``BarscopeError/badInput`` naming the index (a password in a URL never shown).
+    public static func open(_ location: String) throws -> SightingStore {
+        if isPostgres(location) { return try PostgresSightingStore(url: location) }
+        return try SQLiteSightingStore(path: location)
+    }
+
+    public static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// The location as it may be shown: a URL's password hidden.
+    public static func shown(_ location: String) -> String {
+        isPostgres(location) ? Redact.uri(location) : location
+    }
+
+    /// The columns, in the order both stores read them.
+    static let columns =
+        "id, run, track, code, symbology, camera, pipeline, node, first_seen_us, last_seen_us, frames, polygon, "
+        + "snapshot, recording, offset_ms"
+
+    /// The search's WHERE clause and its parameters, `?` numbered by `placeholder` (SQLite `?N`, PostgreSQL `$N`).
+    static func whereClause(_ q: SightingQuery, placeholder: (Int) -> String) -> (String, [String]) {
+        var terms: [String] = []
+        var values: [String] = []
+        func bind(_ v: String) -> String {
+            values.append(v)
+            return placeholder(values.count)
+        }
+        if let code = q.code {
+            if q.prefix {
+                terms.append("code >= \(bind(code)) AND code < \(bind(SightingQuery.upperBound(ofPrefix: code)))")
+            } else {
+                terms.append("code = \(bind(code))")
+            }
+        }
+        if let from = q.from { terms.append("first_seen_us >= \(bind(String(micros(from))))") }
+        if let to = q.to { terms.append("first_seen_us <= \(bind(String(micros(to))))") }
+        if let camera = q.camera {
+            let p = bind(camera)
+            terms.append("(camera = \(p) OR pipeline = \(p))")
+        }
+        if let c = q.cursor {
+            let t = bind(String(c.firstSeenMicros))
+            let i = bind(String(c.id))
+            terms.append("(first_seen_us < \(t) OR (first_seen_us = \(t) AND id < \(i)))")
+        }
+        return (terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND "), values)
+    }
+
+    static func micros(_ d: Date) -> Int64 { Int64((d.timeIntervalSince1970 * 1e6).rounded()) }
+
+    /// A row from its columns' texts (nil for NULL), in ``columns``' order.
+    static func row(_ c: [String?]) -> Sighting? {
+        guard c.count == 15, let id = c[0].flatMap({ Int64($0) }), let run = c[1], let track = c[2].flatMap({ Int($0) }),
+            let code = c[3], let first = c[8].flatMap({ Int64($0) }), let last = c[9].flatMap({ Int64($0) })
+        else { return nil }
+        return Sighting(
+            run: run, track: track, code: code, symbology: c[4] ?? "", camera: c[5] ?? "", pipeline: c[6] ?? "",
+            node: c[7] ?? "", firstSeen: Date(timeIntervalSince1970: Double(first) / 1e6),
+            lastSeen: Date(timeIntervalSince1970: Double(last) / 1e6), frames: c[10].flatMap { Int($0) } ?? 0,
+            polygon: Sighting.polygon(from: c[11] ?? "[]"), snapshot: c[12], recording: c[13],
+            offsetSeconds: c[14].flatMap { Double($0) }.map { $0 / 1000 }, id: id)
+    }
+
+    /// A row's values for the upsert, in the insert's order (run ... offset_ms).
+    static func values(_ s: Sighting) -> [String?] {
+        [
+            s.run, String(s.track), s.code, s.symbology, s.camera, s.pipeline, s.node, String(s.firstSeenMicros),
+            String(s.lastSeenMicros), String(s.frames), s.polygonText, s.snapshot, s.recording,
+            s.offsetSeconds.map { String(Int64(($0 * 1000).rounded())) },
+        ]
+    }
+
+    /// The upsert: a row already there keeps its first sight and takes the newer end, frames and snapshot.
+    static func upsert(placeholder: (Int) -> String) -> String {
+        let names = [
+            "run", "track", "code", "symbology", "camera", "pipeline", "node", "first_seen_us", "last_seen_us",
+            "frames", "polygon", "snapshot", "recording", "offset_ms",
+        ]
+        let slots = (1...names.count).map(placeholder).joined(separator: ", ")
+        return """
+            INSERT INTO sightings (\(names.joined(separator: ", "))) VALUES (\(slots))
+            ON CONFLICT (run, track) DO UPDATE SET
+              last_seen_us = excluded.last_seen_us, frames = excluded.frames,
+              snapshot = COALESCE(excluded.snapshot, sightings.snapshot)
+            """
+    }
+}
