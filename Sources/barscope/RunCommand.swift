@@ -149,6 +149,7 @@ enum RunCommand {
         let writer = try EventWriter(path: eventsPath, whenFull: c.input.isLive ? .drop : .wait)
         StopSignals.install()
         let progress = quiet ? nil : ProgressLine()
+        let reporting = Locked<ScanController?>(nil)
         // The sightings index: opened (and a bad one refused) before the pipeline starts.
         let recorder = try index.map { location -> SightingRecorder in
             let store = try SightingIndexes.open(location)
@@ -160,7 +161,9 @@ enum RunCommand {
                 node: c.publish.node ?? ProcessInfo.processInfo.hostName, recording: c.recording,
                 live: c.input.isLive, file: file, start: start)
             return SightingRecorder(open: { store }, context: context) { note in
+                // A warning event too: the reader of the events learns that sightings wait for the index.
                 progress?.note("barscope: warning: \(note)")
+                reporting.load()?.report(.warning(message: note, source: "index"))
             }
         }
         // One supervisor for every run: RTSP streams reconnect once they have played (a stream that never played is
@@ -175,6 +178,8 @@ enum RunCommand {
             // Warnings reach the reader too, not only the event stream (a damaged file, a stop under way).
             if case .warning(let message, _) = event { progress?.note("barscope: warning: \(message)") }
         }
+        reporting.withLock { $0 = controller }
+        defer { reporting.withLock { $0 = nil } }
         progress?.follow { [weak controller] in controller?.progress }
         if let publisher {
             let ch = publisher.channel(.controller(instance, controller))

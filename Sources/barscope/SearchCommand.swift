@@ -34,7 +34,8 @@ enum SearchCommand {
             return 0
         }
         guard args.positionals.count <= 1 else {
-            throw UsageError("search takes one code (or none: every sighting in the window), got \(args.positionals.count)")
+            throw UsageError(
+                "search takes one code (or none: every sighting in the window), got \(args.positionals.count)")
         }
         query.code = args.positionals.first
         if query.prefix && query.code == nil { throw UsageError("--prefix needs the start of a code") }

@@ -72,7 +72,8 @@ public struct Sighting: Sendable, Equatable {
         return fields.map(Self.quoted).joined(separator: ",")
     }
 
-    public static let csvHeader = "code,type,camera,pipeline,node,first_seen,last_seen,frames,snapshot,recording,offset_s"
+    public static let csvHeader =
+        "code,type,camera,pipeline,node,first_seen,last_seen,frames,snapshot,recording,offset_s"
 
     static func quoted(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }

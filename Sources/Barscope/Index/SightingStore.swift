@@ -71,7 +71,8 @@ public enum SightingIndexes {
 
     /// A row from its columns' texts (nil for NULL), in ``columns``' order.
     static func row(_ c: [String?]) -> Sighting? {
-        guard c.count == 15, let id = c[0].flatMap({ Int64($0) }), let run = c[1], let track = c[2].flatMap({ Int($0) }),
+        guard c.count == 15, let id = c[0].flatMap({ Int64($0) }), let run = c[1],
+            let track = c[2].flatMap({ Int($0) }),
             let code = c[3], let first = c[8].flatMap({ Int64($0) }), let last = c[9].flatMap({ Int64($0) })
         else { return nil }
         return Sighting(

@@ -171,6 +171,10 @@ public final class ScanService: @unchecked Sendable {
         for (name, folder) in folders {
             var isFolder: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
+            // A recording's folder must be there (a snapshots folder is made).
+            if !exists && name.hasPrefix("[record]") {
+                throw BarscopeError.badValue("\(name): no such folder '\(folder)'")
+            }
             if exists && (!isFolder.boolValue || !FileManager.default.isWritableFile(atPath: folder)) {
                 throw BarscopeError.badValue("\(name): '\(folder)' is not a folder this service can write")
             }
