@@ -262,8 +262,19 @@ import Testing
         service.expectCleanExit()
     }
 
+    /// Create-and-delete cycles measured, and the fewest BARSCOPE_SERVE_CYCLES may ask for: a thread or two
+    /// descriptors kept per cycle exceed the bounds below (2 threads, 4 descriptors) only after a few cycles.
+    static let cycles = 60
+    static let leastCycles = 10
+
     /// Create and delete, many times: memory, threads and descriptors stay flat.
     @Test func createDeleteCyclesStayFlat() throws {
+        // BARSCOPE_SERVE_CYCLES sets the count (a longer hunt for a leak); fewer than `leastCycles` would show none.
+        let given = ProcessInfo.processInfo.environment["BARSCOPE_SERVE_CYCLES"]
+        let cycles = given.map { Int($0) ?? -1 } ?? Self.cycles
+        try #require(
+            cycles >= Self.leastCycles,
+            "BARSCOPE_SERVE_CYCLES=\(given ?? ""): at least \(Self.leastCycles) cycles, or growth cannot show")
         let service = try Service()
         let set: [String: Any] = ["source.live": true, "source.frames": 0, "source.size": "320x240"]
         func cycle() throws {
@@ -276,7 +287,6 @@ import Testing
         for _ in 0..<10 { try cycle() }
         Thread.sleep(forTimeInterval: 1)
         let before = service.resources
-        let cycles = Int(ProcessInfo.processInfo.environment["BARSCOPE_SERVE_CYCLES"] ?? "") ?? 60
         for _ in 0..<cycles { try cycle() }
         Thread.sleep(forTimeInterval: 1)
         let after = service.resources
@@ -285,7 +295,9 @@ import Testing
         )
         #expect(after.threads <= before.threads + 2, "threads \(before.threads) -> \(after.threads)")
         #expect(after.fds <= before.fds + 4, "descriptors \(before.fds) -> \(after.fds)")
-        #expect(Sanitizer.active || after.rssKB < before.rssKB + 20_000, "rss \(before.rssKB) -> \(after.rssKB) kB")
+        Sanitizer.plainOnly("resident memory grows less than 20 MB over the cycles") {
+            #expect(after.rssKB < before.rssKB + 20_000, "rss \(before.rssKB) -> \(after.rssKB) kB")
+        }
         service.expectCleanExit()
     }
 
@@ -326,12 +338,11 @@ import Testing
         let c = try frames()
         Thread.sleep(forTimeInterval: 3)
         let d = try frames()
+        let least = Double(Sanitizer.atLeast(24, "frames/s each live demo keeps beside the failing source"))
         for i in 0..<2 {
             let before = Double(b[i] - a[i]) / 3
             let after = Double(d[i] - c[i]) / 3
-            #expect(
-                before >= Double(Sanitizer.atLeast(24)) && after >= Double(Sanitizer.atLeast(24)),
-                "\(demos[i]): \(before) then \(after) frames/s")
+            #expect(before >= least && after >= least, "\(demos[i]): \(before) then \(after) frames/s")
         }
         #expect((try service.request("GET", "/v1/instances/\(camera)").object["restarts"] as? Int ?? 0) >= 1)
         service.expectCleanExit()

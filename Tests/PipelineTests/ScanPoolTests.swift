@@ -99,6 +99,12 @@ import Testing
         #expect(tallies.allSatisfy { $0.codes.load() > 0 })
     }
 
+    /// The file's frames scanned beside the stalled stream: 400, many times the two workers' turns; 60 under a
+    /// sanitizer, whose instrumented reader scans a frame several times slower (what the test checks, that the file
+    /// goes on past the hung scan, shows in either).
+    static let stalledFileFrames = 400
+    static let stalledFileFramesUnderSanitizer = 60
+
     /// A stream whose scan hangs (the stand-in: its lane's work waits on a semaphore, as a decoder stuck on a frame
     /// would) while another stream runs holds one worker; the other stream, a file, keeps being scanned by the rest
     /// and drops nothing.
@@ -116,7 +122,8 @@ import Testing
             stuck.withLock { $0 += 1 }
             release.wait()
         }
-        let frames = Sanitizer.active ? 60 : 400
+        let frames = Sanitizer.bound(
+            Self.stalledFileFrames, sanitized: Self.stalledFileFramesUnderSanitizer, "frames of the file stream")
         let feeding = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             for n in 0..<frames { file.submit(samples.job(n)) }
