@@ -52,7 +52,7 @@ import Testing
     @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
     func theConsoleDrivesAnInstance() throws {
         let service = try Service()
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let r = try drive("basic", service)
         #expect(r["detections_in_region"] as? Int ?? 0 >= 10)
         #expect(r["final_frames"] as? Int ?? 0 > 0)
@@ -75,7 +75,7 @@ import Testing
     @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
     func eightInstancesKeepThePageResponsive() throws {
         let service = try Service()
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let r = try drive("load", service)
         print("console with 8 instances: \(r)")
         // The load is what the issue asks (the service made at least 50 events/s), and the page took every one of
@@ -94,7 +94,7 @@ import Testing
     func thePageAsksForTheToken() throws {
         let token = "console-test-token-\(UUID().uuidString)"
         let service = try Service(token: token)
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let r = try drive("token", service, token: token)
         #expect(r["token"] as? String == "accepted")
     }
@@ -106,7 +106,7 @@ import Testing
     @Test func anotherOriginAndTheCookie() throws {
         let token = "guard-test-token-\(UUID().uuidString)"
         let service = try Service(token: token)
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let foreign = try service.request(
             "POST", "/v1/pipelines/demo/instances", json: [:], headers: ["Origin": "http://evil.example"])
         #expect(foreign.status == 403)

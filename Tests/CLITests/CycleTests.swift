@@ -164,12 +164,12 @@ import Testing
     /// order are 409 with one line; after the end of the stream no cycle starts.
     @Test func cyclesOverHTTP() throws {
         let service = try Service()
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let made = try service.request(
             "POST", "/v1/pipelines/demo/instances",
             json: ["set": ["source.live": true, "source.frames": 0, "source.size": "640x360"]])
         let id = try #require(made.object["id"] as? String, "\(made.text)")
-        try service.waitFor(id) { $0["state"] as? String == "playing" }
+        try service.waitFor(id, "playing") { $0["state"] as? String == "playing" }
         #expect(try service.request("DELETE", "/v1/instances/\(id)/cycles").status == 409)
         #expect(try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p1"]).status == 201)
         let twice = try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p2"])
@@ -178,7 +178,9 @@ import Testing
         #expect(refused.contains("a cycle ('p1') is open"), "\(refused)")
         Thread.sleep(forTimeInterval: 1)
         #expect(try service.request("DELETE", "/v1/instances/\(id)/cycles").status == 200)
-        let status = try service.waitFor(id) { ($0["cycles"] as? [String: Any])?["total"] as? Int == 1 }
+        let status = try service.waitFor(id, "one cycle counted") {
+            ($0["cycles"] as? [String: Any])?["total"] as? Int == 1
+        }
         let cycles = try #require(status["cycles"] as? [String: Any])
         // The demo's codes in the 4:3 viewfinder: three right codes with no --expect, so good.
         #expect(cycles["good"] as? Int == 1, "\(cycles)")
@@ -188,7 +190,7 @@ import Testing
         let short = try service.request(
             "POST", "/v1/pipelines/demo/instances", json: ["set": ["source.frames": 30, "source.size": "640x360"]])
         let ended = try #require(short.object["id"] as? String, "\(short.text)")
-        try service.waitFor(ended) { $0["state"] as? String == "completed" }
+        try service.waitFor(ended, "completed") { $0["state"] as? String == "completed" }
         let late = try service.request("POST", "/v1/instances/\(ended)/cycles", json: [:])
         let lateText = late.text
         #expect(late.status == 409)

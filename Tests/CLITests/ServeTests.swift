@@ -198,7 +198,7 @@ import Testing
             let r = try first.request("POST", "/v1/pipelines/demo/instances", json: ["set": Self.liveDemo])
             ids += [r.object["id"] as? String ?? ""]
         }
-        for id in ids { try first.waitFor(id) { ($0["state"] as? String) == "playing" } }
+        for id in ids { try first.waitFor(id, "playing") { ($0["state"] as? String) == "playing" } }
         first.kill9()
         let second = try Service(state: first.state)
         for id in ids {
@@ -281,7 +281,7 @@ import Testing
             let id =
                 try service.request("POST", "/v1/pipelines/demo/instances", json: ["set": set]).object["id"] as? String
                 ?? ""
-            try service.waitFor(id) { ($0["frames"] as? Int ?? 0) > 0 }
+            try service.waitFor(id, "a frame scanned") { ($0["frames"] as? Int ?? 0) > 0 }
             #expect(try service.request("DELETE", "/v1/instances/\(id)").status == 200)
         }
         for _ in 0..<10 { try cycle() }
@@ -320,7 +320,9 @@ import Testing
                 try service.request("POST", "/v1/pipelines/demo/instances", json: ["set": Self.liveDemo]).object["id"]
                     as? String ?? "")
         }
-        try service.waitFor(camera) { ($0["state"] as? String) == "playing" && ($0["frames"] as? Int ?? 0) > 10 }
+        try service.waitFor(camera, "playing, 10 frames") {
+            ($0["state"] as? String) == "playing" && ($0["frames"] as? Int ?? 0) > 10
+        }
         // The stream's own rate: frames in (scanned + skipped by a live scanner when the machine is busy).
         func frames() throws -> [Int] {
             try demos.map {

@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// A real X server for one test: Xvfb on a display nobody uses, killed (and its files removed) at the end.
@@ -168,10 +169,11 @@ func toolURL() -> URL {
             }
         }
         func count(_ needle: String) -> Int { events.withLock { $0.filter { $0.contains(needle) }.count } }
-        let deadline = Date(timeIntervalSinceNow: 15)
-        while count(#""event":"detection""#) < 60 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let last = { "last events: " + events.withLock { $0.suffix(3).joined(separator: "\n") } }
+        try #require(waitUntil(15, "60 detections", seen: last) { count(#""event":"detection""#) >= 60 })
         input.fileHandleForWriting.write(Data("pause\n".utf8))
-        while count(#""state":"paused""#) < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        // (The first "paused" is the start's, on the way to playing.)
+        try #require(waitUntil(15, "the pause", seen: last) { count(#""state":"paused""#) >= 2 })
         Thread.sleep(forTimeInterval: 0.5)  // the last frame reaches the window
         let png = Media.folder.appendingPathComponent("window.png").path
         let shot = try x.screenshot(png: png)
