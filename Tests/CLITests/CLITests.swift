@@ -151,6 +151,8 @@ final class OutputLines: Sendable {
         thread.start()
     }
     var all: [String] { lines.withLock { $0.all } }
+    /// Whether the child has closed its end (every line is in `all`).
+    var hasEnded: Bool { lines.withLock { $0.ended } }
 
     /// Waits up to `seconds` for a line (from index `start` on) that matches; returns its index.
     func waitFor(_ seconds: Double, from start: Int = 0, _ match: (String) -> Bool) -> Int? {

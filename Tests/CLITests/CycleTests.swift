@@ -135,6 +135,7 @@ import Testing
         var doubled = false
         for step in plan {
             let due = start.addingTimeInterval(Double(step.frame) / Double(Self.fps))
+            // Each command at its frame's time of the live clip: pacing the commands, not a wait for anything.
             Thread.sleep(forTimeInterval: max(0, due.timeIntervalSinceNow))
             send(step.command)
             if !doubled && step.command.hasPrefix("cycle start") {
@@ -171,12 +172,17 @@ import Testing
         let id = try #require(made.object["id"] as? String, "\(made.text)")
         try service.waitFor(id, "playing") { $0["state"] as? String == "playing" }
         #expect(try service.request("DELETE", "/v1/instances/\(id)/cycles").status == 409)
-        #expect(try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p1"]).status == 201)
+        let opened = try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p1"])
+        #expect(opened.status == 201, "\(opened.text)")
+        let framesAtOpen = try service.request("GET", "/v1/instances/\(id)").object["frames"] as? Int ?? 0
         let twice = try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p2"])
         let refused = twice.text
         #expect(twice.status == 409)
         #expect(refused.contains("a cycle ('p1') is open"), "\(refused)")
-        Thread.sleep(forTimeInterval: 1)
+        // The cycle sees the demo's codes: a second of frames scanned while it is open.
+        try service.waitFor(id, "30 frames scanned in the open cycle") {
+            $0["frames"] as? Int ?? 0 >= framesAtOpen + 30
+        }
         #expect(try service.request("DELETE", "/v1/instances/\(id)/cycles").status == 200)
         let status = try service.waitFor(id, "one cycle counted") {
             ($0["cycles"] as? [String: Any])?["total"] as? Int == 1

@@ -153,19 +153,28 @@ import Testing
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while Date() < deadline && Self.fileLines(first).count < 5 { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 0.5)
+        // What the spool holds (the events file may be a little ahead of it).
+        func spoolRecords() -> [String] {
+            var records: [String] = []
+            let files = (try? FileManager.default.subpathsOfDirectory(atPath: spool)) ?? []
+            for file in files where file.hasSuffix(".log") {
+                for record in Self.fileLines(spool + "/" + file) {
+                    // INDEX \t INSTANCE \t SEQ \t PAYLOAD
+                    if let payload = record.split(separator: "\t", maxSplits: 3).last {
+                        records.append(String(payload))
+                    }
+                }
+            }
+            return records
+        }
+        // Killed once the spool holds 3 events.
+        #expect(
+            waitUntil(30, "3 events in the spool", seen: { "\(spoolRecords().count) spooled; " + Self.tail(first) }) {
+                Self.ids(spoolRecords()).count >= 3
+            })
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
-        // What the spool held at the kill (the events file may be a little ahead of it).
-        var spooled: [String] = []
-        for file in try FileManager.default.subpathsOfDirectory(atPath: spool) where file.hasSuffix(".log") {
-            for record in Self.fileLines(spool + "/" + file) {
-                // INDEX \t INSTANCE \t SEQ \t PAYLOAD
-                if let payload = record.split(separator: "\t", maxSplits: 3).last { spooled.append(String(payload)) }
-            }
-        }
+        let spooled = spoolRecords()
         let spooledIDs = Self.ids(spooled)
         #expect(spooledIDs.count >= 3, "\(spooled.prefix(2)) \(Self.fileLines(first).prefix(2))")
         #expect(Array(Self.ids(Self.fileLines(first)).prefix(spooledIDs.count)) == spooledIDs)

@@ -186,6 +186,16 @@ final class Service: @unchecked Sendable {
 
     deinit { if process.isRunning { kill9() } }
 
+    /// The names of the service's threads, from /proc (GStreamer names a pad's streaming thread "element:pad").
+    var threadNames: [String] {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.compactMap {
+            (try? String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }.sorted()
+    }
+
     /// The service's resident memory (kB), threads and open descriptors, from /proc.
     var resources: (rssKB: Int, threads: Int, fds: Int) {
         let pid = process.processIdentifier

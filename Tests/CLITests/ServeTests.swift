@@ -284,11 +284,23 @@ import Testing
             try service.waitFor(id, "a frame scanned") { ($0["frames"] as? Int ?? 0) > 0 }
             #expect(try service.request("DELETE", "/v1/instances/\(id)").status == 200)
         }
+        // Idle: no instance, the scanning pool with no stream and no frame in hand, and no pipeline's streaming
+        // thread left (they end half a second or so after DELETE answers; GStreamer names them "element:pad").
+        func idle() throws -> Bool {
+            let pool = try service.request("GET", "/v1/pool").object
+            let instances = try service.request("GET", "/v1/instances").json as? [Any]
+            return pool["streams"] as? Int == 0 && pool["busy"] as? Int == 0 && instances?.isEmpty == true
+                && !service.threadNames.contains { $0.contains(":") }
+        }
+        let seen = {
+            "threads \(service.threadNames), pool \((try? service.request("GET", "/v1/pool").text) ?? "no answer")"
+        }
         for _ in 0..<10 { try cycle() }
-        Thread.sleep(forTimeInterval: 1)
+        try #require(try waitUntil(10, "the service idle after the warm-up", seen: seen) { try idle() })
         let before = service.resources
         for _ in 0..<cycles { try cycle() }
-        Thread.sleep(forTimeInterval: 1)
+        // A streaming thread that never ends fails this wait, naming the threads.
+        try #require(try waitUntil(10, "the service idle after the cycles", seen: seen) { try idle() })
         let after = service.resources
         print(
             "serve: \(cycles) create/delete cycles: rss \(before.rssKB) -> \(after.rssKB) kB, threads \(before.threads) -> \(after.threads), fds \(before.fds) -> \(after.fds)"
@@ -331,14 +343,14 @@ import Testing
             }
         }
         let a = try frames()
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)  // the window the frame rate is measured over, not a wait
         let b = try frames()
         rtsp?.disconnectAll()
         rtsp = nil
         let down = try service.waitFor(camera, timeout: 20) { ($0["state"] as? String) == "reconnecting" }
         #expect(down["state"] as? String == "reconnecting", "\(down)")
         let c = try frames()
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)  // the window the frame rate is measured over, not a wait
         let d = try frames()
         let least = Double(Sanitizer.atLeast(24, "frames/s each live demo keeps beside the failing source"))
         for i in 0..<2 {
@@ -358,8 +370,12 @@ import Testing
             curl -sf \(service.base)/healthz
             curl -sf \(service.base)/v1/pipelines | grep -q '"name":"demo"'
             id=$(curl -sf -X POST -d '{"set": {"source.live": true, "source.frames": 0}}' \(service.base)/v1/pipelines/demo/instances | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
-            sleep 2
-            curl -sf \(service.base)/v1/instances/$id | grep -q '"state":"playing"'
+            # playing within 30 s (polled, as a script would)
+            for i in $(seq 300); do
+                curl -sf \(service.base)/v1/instances/$id | grep -q '"state":"playing"' && break
+                [ "$i" = 300 ] && { echo "not playing: $(curl -s \(service.base)/v1/instances/$id)"; exit 1; }
+                sleep 0.1
+            done
             curl -sf -X DELETE \(service.base)/v1/instances/$id | grep -q '"state":"stopped"'
             """
         let p = Process()

@@ -174,9 +174,15 @@ func toolURL() -> URL {
         input.fileHandleForWriting.write(Data("pause\n".utf8))
         // (The first "paused" is the start's, on the way to playing.)
         try #require(waitUntil(15, "the pause", seen: last) { count(#""state":"paused""#) >= 2 })
-        Thread.sleep(forTimeInterval: 0.5)  // the last frame reaches the window
+        // Paused, the window settles on the last frame that reached it: screenshots until two in a row match.
         let png = Media.folder.appendingPathComponent("window.png").path
-        let shot = try x.screenshot(png: png)
+        var shot = try x.screenshot(png: png)
+        try #require(
+            try waitUntil(15, "the paused window to stop changing") {
+                let next = try x.screenshot(png: png)
+                defer { shot = next }
+                return next.pixels == shot.pixels
+            })
         input.fileHandleForWriting.write(Data("stop\n".utf8))
 
         func isColour(_ i: Int, _ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool {
@@ -227,8 +233,7 @@ func toolURL() -> URL {
             }
             #expect(drawn, "\(code): no cyan box on screen where the last frames put it (\(png)): \(seen)")
         }
-        let deadline2 = Date(timeIntervalSinceNow: 15)
-        while tool.isRunning && Date() < deadline2 { Thread.sleep(forTimeInterval: 0.05) }
+        try #require(waitUntil(15, "barscope to end after 'stop'", seen: last) { !tool.isRunning })
         #expect(tool.terminationStatus == 0)
     }
 }
