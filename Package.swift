@@ -76,7 +76,7 @@ let package = Package(
             dependencies: [
                 "Barscope", "CKafka", "CCairo", "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CBarscope",
             ]),
-        // What the tests loosen under a sanitizer (scripts/test --sanitize).
+        // What the tests check differently under a sanitizer (scripts/test --sanitize), each said in a warning.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CTestRTSPServer", dependencies: ["CGStreamerRTSPServer"], path: "Tests/CTestRTSPServer"),
         .testTarget(

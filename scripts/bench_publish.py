@@ -21,7 +21,16 @@ with open(os.path.join(work, "mosquitto.conf"), "w") as f:
     f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n")
 broker = subprocess.Popen(["/usr/sbin/mosquitto", "-c", os.path.join(work, "mosquitto.conf")],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-time.sleep(0.5)
+# Ready when its port accepts (at most 10 s).
+deadline = time.monotonic() + 10
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > deadline or broker.poll() is not None:
+            sys.exit(f"bench_publish: mosquitto on port {port} not accepting in 10 s (exit {broker.poll()})")
+        time.sleep(0.02)
 # A subscriber, so that the broker really delivers every message somewhere.
 sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-t", "bench/#", "-q", "1"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -158,6 +158,8 @@ def barscope_step(source, record, n):
                 break
             except OSError:
                 time.sleep(0.1)
+        else:
+            sys.exit(f"bench_streams: barscope serve not answering /healthz on port {port} in 10 s")
         idle_rss = rss_mb(serve.pid)
         ids = []
         for i in range(n):
@@ -172,11 +174,11 @@ def barscope_step(source, record, n):
             for i in ids:
                 readers[i] = Detections(port, i)
                 readers[i].start()
-        time.sleep(args.warmup)
+        time.sleep(args.warmup)  # the warm-up the figures leave out (a measurement window, not a wait)
         before = {i: http(port, "GET", f"/v1/instances/{i}") for i in ids}
         m0 = http(port, "GET", "/metrics")
         c0, t0 = cpu_seconds(serve.pid), time.time()
-        time.sleep(args.seconds)
+        time.sleep(args.seconds)  # the window measured
         after = {i: http(port, "GET", f"/v1/instances/{i}") for i in ids}
         m1 = http(port, "GET", "/metrics")
         c1, t1 = cpu_seconds(serve.pid), time.time()
@@ -219,10 +221,10 @@ def stock_step(source, n):
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for _ in range(n)]
     window = args.seconds if source == "rtsp" else min(args.seconds, 300 / FPS - 2)
     try:
-        time.sleep(1 if source == "file" else args.warmup)
+        time.sleep(1 if source == "file" else args.warmup)  # the warm-up the figures leave out
         c0 = sum(cpu_seconds(q.pid) for q in procs)
         t0 = time.time()
-        time.sleep(window)
+        time.sleep(window)  # the window measured
         c1 = sum(cpu_seconds(q.pid) for q in procs)
         t1 = time.time()
         rss = [rss_mb(q.pid) for q in procs]

@@ -45,7 +45,7 @@ def run(tool, minutes):
     until = minutes * 60
     try:
         while time.time() - start < until or (until == minutes * 60 and over_limit(samples) and extend()):
-            time.sleep(EVERY)
+            time.sleep(EVERY)  # the sampling interval of the figures, not a wait
             if proc.poll() is not None:
                 sys.exit(f"soak: barscope ended early ({proc.returncode}): {proc.stderr.read().decode()[-300:]}")
             rss = next(int(l.split()[1]) for l in open(f"/proc/{proc.pid}/status") if l.startswith("VmRSS")) / 1024

@@ -80,19 +80,25 @@ struct DeliveryTests {
     /// a file's producer waits for room before its next frame, holding no lock.
     @Test func liveOutboxDropsAndSaysSoFileOutboxMakesRoom() {
         let gate = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
         let names = Locked<[String]>([])
         let live = EventOutbox(capacity: 2, name: "live", waits: false) { e in
-            if case .state("first") = e { gate.wait() }
+            if case .state("first") = e {
+                holding.signal()
+                gate.wait()
+            }
             names.withLock { $0.append(e.jsonLine) }
         }
         live.post(.state("first"))
-        Thread.sleep(forTimeInterval: 0.1)  // the observer now holds "first"
+        // The observer holds "first": the queue is empty, and the next 10 find room for 2.
+        #expect(holding.wait(timeout: .now() + 10) == .success, "the observer never got the first event")
         for n in 0..<10 { live.post(.warning(message: "n\(n)", source: nil)) }
         #expect(live.dropped == 8)
         gate.signal()
         live.close()
         #expect(names.withLock { $0 }.last?.contains("events: 8 dropped, the observer fell behind") == true)
 
+        // A slow observer (10 ms an event, a stand-in for a slow reader: pacing, not a wait).
         let file = EventOutbox(capacity: 2, name: "file") { _ in Thread.sleep(forTimeInterval: 0.01) }
         for n in 0..<20 {
             file.waitForRoom()

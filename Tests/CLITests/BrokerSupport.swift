@@ -1,5 +1,7 @@
 import Barscope
 import Foundation
+import TestSupport
+import Testing
 
 /// A real `mosquitto` (Debian's package, installed by scripts/setup), started by the test on a free loopback port
 /// with a configuration and a folder of its own; stopped and started again for outages.
@@ -55,6 +57,14 @@ final class Broker: @unchecked Sendable {
         // Ready when the port accepts.
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline && !Self.accepts(port) { Thread.sleep(forTimeInterval: 0.02) }
+        guard Self.accepts(port) else {
+            throw NotReady(description: "mosquitto on port \(port): not accepting in 10 s")
+        }
+    }
+
+    /// A broker or subscriber that did not get ready in time.
+    struct NotReady: Error, CustomStringConvertible {
+        var description: String
     }
 
     func stop() {
@@ -101,10 +111,12 @@ final class Broker: @unchecked Sendable {
 }
 
 /// `mosquitto_sub` with a persistent session (a fixed client id, no clean start) at QoS 1: every message it gets,
-/// as (topic, payload).
+/// as (topic, payload), but the probes that told it was subscribed.
 final class Subscriber: @unchecked Sendable {
     private let process = Process()
     private let lines: OutputLines
+    /// The payloads of this test process's readiness probes start so (`messages` leaves them out).
+    static let probePrefix = "barscope-readiness-probe-"
 
     init(_ broker: Broker, topic: String, id: String) throws {
         // SIGTERM unblocked (children of the test start with it blocked) and standard output line-buffered: a stop
@@ -122,13 +134,31 @@ final class Subscriber: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         lines = OutputLines(out.fileHandleForReading)
-        Thread.sleep(forTimeInterval: 0.3)
+        // Ready once it takes a message: mosquitto_sub subscribes a moment after it starts, and what is published
+        // before is not its. A probe on a topic its filter matches (each wildcard level named), sent again every
+        // half second until one arrives.
+        let probeTopic = topic.split(separator: "/").map { $0 == "+" || $0 == "#" ? "probe" : String($0) }
+            .joined(separator: "/")
+        let probe = Self.probePrefix + UUID().uuidString
+        let deadline = Date(timeIntervalSinceNow: 20)
+        var ready = false
+        while !ready && Date() < deadline && process.isRunning {
+            let sent = try Tool.shell(
+                "mosquitto_pub -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(probeTopic)' -m '\(probe)'")
+            ready = sent == 0 && lines.waitFor(0.5) { $0.hasSuffix(" " + probe) } != nil
+        }
+        guard ready else {
+            throw Broker.NotReady(
+                description: "mosquitto_sub on \(topic) took no probe on \(probeTopic) in 20 s"
+                    + " (running: \(process.isRunning)); it printed: \(lines.all.suffix(3))")
+        }
     }
 
     var messages: [(topic: String, payload: String)] {
         lines.all.compactMap { line in
             guard let space = line.firstIndex(of: " ") else { return nil }
-            return (String(line[..<space]), String(line[line.index(after: space)...]))
+            let payload = String(line[line.index(after: space)...])
+            return payload.hasPrefix(Self.probePrefix) ? nil : (String(line[..<space]), payload)
         }
     }
 
@@ -146,7 +176,9 @@ final class Subscriber: @unchecked Sendable {
             kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()
         }
-        Thread.sleep(forTimeInterval: 0.2)  // the reader takes the last lines
+        // The reader has every line once mosquitto_sub's output has ended.
+        let ended = lines.waitForEnd(10).count
+        if !lines.hasEnded { Issue.record("mosquitto_sub's output still open 10 s after it stopped (\(ended) lines)") }
     }
 
     deinit { stop() }

@@ -151,6 +151,8 @@ final class OutputLines: Sendable {
         thread.start()
     }
     var all: [String] { lines.withLock { $0.all } }
+    /// Whether the child has closed its end (every line is in `all`).
+    var hasEnded: Bool { lines.withLock { $0.ended } }
 
     /// Waits up to `seconds` for a line (from index `start` on) that matches; returns its index.
     func waitFor(_ seconds: Double, from start: Int = 0, _ match: (String) -> Bool) -> Int? {
@@ -197,9 +199,10 @@ final class OutputLines: Sendable {
         #expect(p.terminationStatus == 128 + signal.0)
         // Play it back: every frame up to the signal, readable, and not much more (2 s for the signal to land).
         let frames = try Tool.framesIn(mp4)
+        let least = Sanitizer.atLeast(seen, "frames the recording holds of the \(seen) before the signal")
         #expect(
-            frames >= Sanitizer.atLeast(seen) && frames <= seen + 60,
-            "\(frames) frames recorded; frame \(seen) was scanned before the signal")
+            frames >= least && frames <= seen + 60,
+            "\(frames) frames recorded (at least \(least)); frame \(seen) was scanned before the signal")
     }
 
     /// SIGKILL: no chance to finish the file, yet the fragmented MP4 plays, holding all but the last seconds.
@@ -213,7 +216,8 @@ final class OutputLines: Sendable {
         p.waitUntilExit()
         let frames = try Tool.framesIn(mp4)
         // At least 4 s had been scanned, so recorded; at most the last 2 s may be missing.
-        #expect(frames >= Sanitizer.atLeast(seen - 60), "\(frames) frames survived; frame \(seen) was scanned")
+        let least = Sanitizer.atLeast(seen - 60, "frames the killed recording holds of the \(seen) scanned")
+        #expect(frames >= least, "\(frames) frames survived (at least \(least)); frame \(seen) was scanned")
     }
 
     /// A reader that never reads (a full pipe): video and recording go on at the frame rate, events are dropped,
@@ -261,9 +265,16 @@ final class OutputLines: Sendable {
         let dropped =
             summary.split(separator: ",").last { $0.contains("events dropped") }
             .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
-        #expect(dropped > 0 || Sanitizer.active, "\(summary)")
+        Sanitizer.plainOnly(
+            "events dropped at 200 frames/s",
+            because: "the instrumented scanner keeps up with few of the frames, and their events may all fit the pipe"
+        ) {
+            #expect(dropped > 0, "\(summary)")
+        }
         let peakKB = try String(contentsOfFile: rss, encoding: .utf8).split(separator: "\n").last.flatMap { Int($0) }
-        #expect(Sanitizer.active || (peakKB ?? .max) < 150_000, "peak resident memory \(peakKB ?? -1) kB")
+        Sanitizer.plainOnly("peak resident memory below 150 MB") {
+            #expect((peakKB ?? .max) < 150_000, "peak resident memory \(peakKB ?? -1) kB")
+        }
         _ = unread
     }
 
@@ -306,7 +317,9 @@ final class OutputLines: Sendable {
         #expect(!summary.contains("dropped"), "\(summary)")
         #expect(lines.last?.hasPrefix("{\"event\":\"eos\"") == true)
         let peakKB = try String(contentsOfFile: rss, encoding: .utf8).split(separator: "\n").last.flatMap { Int($0) }
-        #expect(Sanitizer.active || (peakKB ?? .max) < 150_000, "peak resident memory \(peakKB ?? -1) kB")
+        Sanitizer.plainOnly("peak resident memory below 150 MB") {
+            #expect((peakKB ?? .max) < 150_000, "peak resident memory \(peakKB ?? -1) kB")
+        }
     }
 
     @Test func secondSignalStopsAtOnce() throws {

@@ -52,7 +52,7 @@ import Testing
     @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
     func theConsoleDrivesAnInstance() throws {
         let service = try Service()
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let r = try drive("basic", service)
         #expect(r["detections_in_region"] as? Int ?? 0 >= 10)
         #expect(r["final_frames"] as? Int ?? 0 > 0)
@@ -64,22 +64,26 @@ import Testing
         #expect(first != second, "the live view did not move")
     }
 
-    /// The events a second the load must reach: 50, as the issue asks; a tenth of that under a sanitizer, which
-    /// runs the service several times slower (seen: 22.9 under ThreadSanitizer) and is there for its reports.
-    static let minimumLoad = Sanitizer.active ? 5.0 : 50.0
+    /// The events a second the load must reach: 50, as the issue asks.
+    static let minimumLoad = 50.0
+    /// The same under a sanitizer, which runs the service several times slower (seen: 22.9 under ThreadSanitizer)
+    /// and is there for its reports: a tenth, said in a warning.
+    static let minimumLoadUnderSanitizer = 5.0
 
     /// Eight live instances, every frame's codes: the page gets every event the service made, shows the newest 200, and
     /// stays responsive.
     @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
     func eightInstancesKeepThePageResponsive() throws {
         let service = try Service()
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let r = try drive("load", service)
         print("console with 8 instances: \(r)")
         // The load is what the issue asks (the service made at least 50 events/s), and the page took every one of
         // them (numbered without gaps, caught up within 10 s of the window's end), whatever rate a loaded machine
         // managed to make.
-        #expect(r["events_offered_per_s"] as? Double ?? 0 >= Self.minimumLoad)
+        let load = Sanitizer.bound(
+            Self.minimumLoad, sanitized: Self.minimumLoadUnderSanitizer, "events/s the eight instances must make")
+        #expect(r["events_offered_per_s"] as? Double ?? 0 >= load, "\(r)")
         #expect(r["events_missed"] as? Int == 0)
         #expect(r["table_rows"] as? Int ?? 999 <= 200)
         #expect((r["live_frames_in_15s"] as? [Int] ?? []).count == 8)
@@ -90,7 +94,7 @@ import Testing
     func thePageAsksForTheToken() throws {
         let token = "console-test-token-\(UUID().uuidString)"
         let service = try Service(token: token)
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let r = try drive("token", service, token: token)
         #expect(r["token"] as? String == "accepted")
     }
@@ -102,7 +106,7 @@ import Testing
     @Test func anotherOriginAndTheCookie() throws {
         let token = "guard-test-token-\(UUID().uuidString)"
         let service = try Service(token: token)
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let foreign = try service.request(
             "POST", "/v1/pipelines/demo/instances", json: [:], headers: ["Origin": "http://evil.example"])
         #expect(foreign.status == 403)

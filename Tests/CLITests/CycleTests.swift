@@ -135,6 +135,7 @@ import Testing
         var doubled = false
         for step in plan {
             let due = start.addingTimeInterval(Double(step.frame) / Double(Self.fps))
+            // Each command at its frame's time of the live clip: pacing the commands, not a wait for anything.
             Thread.sleep(forTimeInterval: max(0, due.timeIntervalSinceNow))
             send(step.command)
             if !doubled && step.command.hasPrefix("cycle start") {
@@ -164,21 +165,28 @@ import Testing
     /// order are 409 with one line; after the end of the stream no cycle starts.
     @Test func cyclesOverHTTP() throws {
         let service = try Service()
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let made = try service.request(
             "POST", "/v1/pipelines/demo/instances",
             json: ["set": ["source.live": true, "source.frames": 0, "source.size": "640x360"]])
         let id = try #require(made.object["id"] as? String, "\(made.text)")
-        try service.waitFor(id) { $0["state"] as? String == "playing" }
+        try service.waitFor(id, "playing") { $0["state"] as? String == "playing" }
         #expect(try service.request("DELETE", "/v1/instances/\(id)/cycles").status == 409)
-        #expect(try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p1"]).status == 201)
+        let opened = try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p1"])
+        #expect(opened.status == 201, "\(opened.text)")
+        let framesAtOpen = try service.request("GET", "/v1/instances/\(id)").object["frames"] as? Int ?? 0
         let twice = try service.request("POST", "/v1/instances/\(id)/cycles", json: ["label": "p2"])
         let refused = twice.text
         #expect(twice.status == 409)
         #expect(refused.contains("a cycle ('p1') is open"), "\(refused)")
-        Thread.sleep(forTimeInterval: 1)
+        // The cycle sees the demo's codes: a second of frames scanned while it is open.
+        try service.waitFor(id, "30 frames scanned in the open cycle") {
+            $0["frames"] as? Int ?? 0 >= framesAtOpen + 30
+        }
         #expect(try service.request("DELETE", "/v1/instances/\(id)/cycles").status == 200)
-        let status = try service.waitFor(id) { ($0["cycles"] as? [String: Any])?["total"] as? Int == 1 }
+        let status = try service.waitFor(id, "one cycle counted") {
+            ($0["cycles"] as? [String: Any])?["total"] as? Int == 1
+        }
         let cycles = try #require(status["cycles"] as? [String: Any])
         // The demo's codes in the 4:3 viewfinder: three right codes with no --expect, so good.
         #expect(cycles["good"] as? Int == 1, "\(cycles)")
@@ -188,7 +196,7 @@ import Testing
         let short = try service.request(
             "POST", "/v1/pipelines/demo/instances", json: ["set": ["source.frames": 30, "source.size": "640x360"]])
         let ended = try #require(short.object["id"] as? String, "\(short.text)")
-        try service.waitFor(ended) { $0["state"] as? String == "completed" }
+        try service.waitFor(ended, "completed") { $0["state"] as? String == "completed" }
         let late = try service.request("POST", "/v1/instances/\(ended)/cycles", json: [:])
         let lateText = late.text
         #expect(late.status == 409)

@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// `--publish mqtt://`: events to a real mosquitto (started by the test on a free loopback port), checked with
@@ -7,6 +8,11 @@ import Testing
 @Suite(.serialized) struct PublishTests {
     static func fileLines(_ path: String) -> [String] {
         FileContents.text(atPath: path)?.split(separator: "\n").map(String.init) ?? []
+    }
+
+    /// The last lines of a file, for a failure's message.
+    static func tail(_ path: String, _ count: Int = 5) -> String {
+        "last lines of \(path): " + fileLines(path).suffix(count).joined(separator: "\n")
     }
 
     static func ids(_ lines: [String]) -> [String] {
@@ -77,7 +83,12 @@ import Testing
         // A quiet moment for the broker to go in: paused, and the subscriber has everything so far (what a broker
         // does with messages in flight to a subscriber when it is itself stopped is not barscope's to test).
         send("pause")
-        Thread.sleep(forTimeInterval: 1)
+        // Paused once the run says so (the first "paused" is the start's, on the way to playing).
+        let paused = #""state":"paused""#
+        try #require(
+            waitUntil(10, "the run's pause in \(events)", seen: { Self.tail(events) }) {
+                Self.fileLines(events).filter { $0.contains(paused) }.count >= 2
+            })
         #expect(
             sub.waitFor(10) { $0.count >= Self.fileLines(events).count },
             "the subscriber got \(sub.messages.count) of \(Self.fileLines(events).count) before the broker stopped")
@@ -86,21 +97,28 @@ import Testing
         let before = sub.messages.map(\.payload)
         // Events go on while the broker is away: they wait in the spool.
         send("resume")
+        // The outage's length, the scenario's own (events pile up in the spool meanwhile): not a wait for anything.
         Thread.sleep(forTimeInterval: outage)
         try broker.start()
         // The subscriber's session first (with persistence off the broker forgot it), then the spool drains once
         // barscope is back (its next try comes within its backoff, at most 30 s).
         sub = try Subscriber(broker, topic: "bs/+/+/events", id: subscriber)
-        let deadline = Date(timeIntervalSinceNow: 40)
-        func reconnected() -> Bool {
-            Self.fileLines(events).drop { !$0.contains(#""event":"broker-disconnected""#) }.contains {
-                $0.contains(#""event":"broker-connected""#)
-            }
+        func sinceReconnected() -> [String]? {
+            let after = Self.fileLines(events).drop { !$0.contains(#""event":"broker-disconnected""#) }
+            return after.firstIndex { $0.contains(#""event":"broker-connected""#) }.map { Array(after[$0...]) }
         }
-        while Date() < deadline && !reconnected() { Thread.sleep(forTimeInterval: 0.2) }
-        Thread.sleep(forTimeInterval: 2)
+        try #require(
+            waitUntil(40, "broker-connected after broker-disconnected in \(events)", seen: { Self.tail(events) }) {
+                sinceReconnected() != nil
+            })
+        // Then 20 more events (2 s at 10 frames/s): published live, behind the spool's.
+        #expect(
+            waitUntil(20, "20 events after broker-connected", seen: { Self.tail(events) }) {
+                (sinceReconnected()?.count ?? 0) > 20
+            })
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
+        #expect(p.terminationStatus == 128 + SIGINT, "exit \(p.terminationStatus) after SIGINT")
         let file = Self.ids(Self.fileLines(events))
         #expect(file.count > 100)
         let drained = sub.waitFor(20) { Set(Self.ids(before + $0.map(\.payload))).isSuperset(of: file) }
@@ -135,19 +153,28 @@ import Testing
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while Date() < deadline && Self.fileLines(first).count < 5 { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 0.5)
+        // What the spool holds (the events file may be a little ahead of it).
+        func spoolRecords() -> [String] {
+            var records: [String] = []
+            let files = (try? FileManager.default.subpathsOfDirectory(atPath: spool)) ?? []
+            for file in files where file.hasSuffix(".log") {
+                for record in Self.fileLines(spool + "/" + file) {
+                    // INDEX \t INSTANCE \t SEQ \t PAYLOAD
+                    if let payload = record.split(separator: "\t", maxSplits: 3).last {
+                        records.append(String(payload))
+                    }
+                }
+            }
+            return records
+        }
+        // Killed once the spool holds 3 events.
+        #expect(
+            waitUntil(30, "3 events in the spool", seen: { "\(spoolRecords().count) spooled; " + Self.tail(first) }) {
+                Self.ids(spoolRecords()).count >= 3
+            })
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
-        // What the spool held at the kill (the events file may be a little ahead of it).
-        var spooled: [String] = []
-        for file in try FileManager.default.subpathsOfDirectory(atPath: spool) where file.hasSuffix(".log") {
-            for record in Self.fileLines(spool + "/" + file) {
-                // INDEX \t INSTANCE \t SEQ \t PAYLOAD
-                if let payload = record.split(separator: "\t", maxSplits: 3).last { spooled.append(String(payload)) }
-            }
-        }
+        let spooled = spoolRecords()
         let spooledIDs = Self.ids(spooled)
         #expect(spooledIDs.count >= 3, "\(spooled.prefix(2)) \(Self.fileLines(first).prefix(2))")
         #expect(Array(Self.ids(Self.fileLines(first)).prefix(spooledIDs.count)) == spooledIDs)
@@ -254,7 +281,7 @@ import Testing
         let sub = try Subscriber(broker, topic: "site/#", id: "serve-\(UUID().uuidString)")
         let spool = PublishTests.folder("serve-spool")
         let service = try Service(extra: ["--publish", broker.url + "/site", "--node", "box1", "--spool", spool])
-        defer { _ = service.terminate() }
+        defer { service.expectCleanExit() }
         let made = try service.request(
             "POST", "/v1/pipelines/demo/instances",
             json: ["set": ["source.live": true, "source.frames": 0, "source.size": "640x360"]])
@@ -274,9 +301,10 @@ import Testing
             sub.waitFor(10) {
                 $0.contains { $0.topic == "site/box1/\(id)/control/state" && $0.payload.contains(#""ok":true"#) }
             })
-        try service.waitFor(id) { $0["state"] as? String == "paused" }
-        _ = try Tool.shell(
+        try service.waitFor(id, "paused") { $0["state"] as? String == "paused" }
+        let zoom = try Tool.shell(
             "mosquitto_pub -h 127.0.0.1 -p \(broker.port) -q 1 -t 'site/box1/\(id)/control/set' -m 'zoom 2'")
+        #expect(zoom == 0, "mosquitto_pub exited \(zoom)")
         #expect(
             sub.waitFor(10) {
                 $0.contains {

@@ -129,12 +129,20 @@ final class Service: @unchecked Sendable {
         return data
     }
 
-    /// Waits until `condition` holds on the instance's status (polled every 100 ms); a timeout is an issue of the
-    /// calling test, with the last status seen.
+    /// A wait on an instance's status that ended without what it waited for.
+    struct WaitFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Waits until `condition` holds on the instance's status (polled every 100 ms) and returns that status.
+    /// - Parameter what: what is awaited, for the message ("playing").
+    /// - Throws: `WaitFailed` at the deadline, naming the calling line, the instance, what was awaited and the last
+    ///   status seen: the calling test stops there, where going on past a failed wait would only fail further down
+    ///   for a reason that is not the one (it used to record an issue and return, and callers went on).
     @discardableResult
     func waitFor(
-        _ id: String, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
-        _ condition: ([String: Any]) -> Bool
+        _ id: String, _ what: String = "the awaited status", timeout: Double = 30,
+        sourceLocation: SourceLocation = #_sourceLocation, _ condition: ([String: Any]) -> Bool
     ) throws -> [String: Any] {
         let deadline = Date(timeIntervalSinceNow: timeout)
         var last: [String: Any] = [:]
@@ -143,9 +151,10 @@ final class Service: @unchecked Sendable {
             if condition(last) { return last }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        Issue.record(
-            "\(id): the awaited status did not come in \(timeout) s; last: \(last)", sourceLocation: sourceLocation)
-        return last
+        throw WaitFailed(
+            description:
+                "\(sourceLocation.fileName):\(sourceLocation.line): instance \(id): \(what) did not come in \(timeout) s;"
+                + " last status: \(last)")
     }
 
     /// SIGTERM, and the exit status.
@@ -176,6 +185,16 @@ final class Service: @unchecked Sendable {
     }
 
     deinit { if process.isRunning { kill9() } }
+
+    /// The names of the service's threads, from /proc (GStreamer names a pad's streaming thread "element:pad").
+    var threadNames: [String] {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.compactMap {
+            (try? String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }.sorted()
+    }
 
     /// The service's resident memory (kB), threads and open descriptors, from /proc.
     var resources: (rssKB: Int, threads: Int, fds: Int) {

@@ -33,15 +33,17 @@ class Failed(Exception):
     pass
 
 
-def until(what, check, timeout=20.0, every=0.1):
-    """Polls check() until it gives something true; fails naming what it waited for."""
+def until(what, check, timeout=20.0, every=0.1, seen=None):
+    """Polls check() until it gives something true; fails naming what it waited for (and what seen() says there
+    was instead)."""
     deadline = time.monotonic() + timeout
     while True:
         value = check()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise Failed(f"{what}: not within {timeout:.0f} s")
+            instead = f"; seen: {seen()}" if seen else ""
+            raise Failed(f"{what}: not within {timeout:.0f} s{instead}")
         time.sleep(every)
 
 
@@ -292,18 +294,22 @@ def basic(console):
     options = c.js("return [...document.querySelectorAll('#filter-type option')].map(o => o.value)")
     if "code:QR-Code" not in options:
         raise Failed(f"no QR-Code in the type filter ({options})")
+    def types_shown():
+        return c.js("return [...document.querySelectorAll('#events tbody tr')].map(r => r.cells[4].textContent)")
+
+    unfiltered = set(types_shown())
     Select(c.field("#filter-type")).select_by_value("code:QR-Code")
-    time.sleep(0.5)
-    types = c.js("return [...document.querySelectorAll('#events tbody tr')].map(r => r.cells[4].textContent)")
-    if not types or set(types) != {"QR-Code"}:
-        raise Failed(f"the QR-Code filter shows {sorted(set(types))}")
+    until("the QR-Code filter showing QR-Code rows only", lambda: set(types_shown()) == {"QR-Code"}, timeout=10,
+          seen=lambda: sorted(set(types_shown())))
     Select(c.field("#filter-type")).select_by_value("")
-    time.sleep(0.5)
+    until(f"the filter cleared: rows of the types shown before it, {sorted(unfiltered)}",
+          lambda: set(types_shown()) >= unfiltered - {"QR-Code"} and len(types_shown()) > 0, timeout=10,
+          seen=lambda: sorted(set(types_shown())))
     rows = c.js("return document.querySelectorAll('#events tbody tr').length")
 
     c.driver.set_window_size(1400, c.js("return document.documentElement.scrollHeight") + 20)
     c.js("window.scrollTo(0, 0)")
-    time.sleep(0.3)
+    until("the page scrolled to its top", lambda: c.js("return window.scrollY") == 0, timeout=10)
     c.shot("console.png")
     c.driver.set_window_size(1400, 1000)
 
@@ -316,7 +322,10 @@ def basic(console):
     code, listed = c.api("GET", "/v1/instances")
     if any(i["id"] == instance for i in listed):
         raise Failed("the service still lists the stopped instance")
-    time.sleep(1.5)  # two status pushes without it: the card stays, ended
+    # Two status pushes without it (the page's own handler runs first, then this count): the card stays, ended.
+    c.js("""window.pushes = 0;
+            window.barscope.stream.addEventListener("status", () => { window.pushes += 1; });""")
+    until("two status pushes", lambda: c.js("return window.pushes") >= 2, timeout=10)
     if card_info(c, instance)["state"] != "stopped":
         raise Failed("the stopped card did not keep its final state")
     c.shot("console-stopped.png")
@@ -357,7 +366,7 @@ def load(console, min_rate=50):
     received_before, seen_before = page_seen()
     made_before = made()
     started = time.monotonic()
-    time.sleep(15)
+    time.sleep(15)  # the window the load is measured over, not a wait for anything
     made_after = made()
     elapsed = time.monotonic() - started
     offered = sum(made_after[i] - made_before[i] for i in ids) / elapsed

@@ -290,7 +290,10 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
 
     /// gst-launch-1.0 with GST_PLUGIN_PATH, as a GStreamer user runs it; and gst-inspect-1.0's page as a golden file.
     @Test func gstLaunchAndInspectWithThePluginPath() throws {
-        func run(_ args: [String]) throws -> String {
+        // Standard output returned; the exit status and standard error checked here: a GLib critical or warning
+        // (our element misusing GObject or GStreamer says so there and nowhere else), a GStreamer error, a
+        // sanitizer's report, or any other complaint fails the test with the lines.
+        func run(_ args: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             p.arguments = args
@@ -298,11 +301,38 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
             env["GST_PLUGIN_PATH"] = Plugin.folder.path
             p.environment = Sanitizer.environment(env)
             let out = Pipe()
+            let err = Pipe()
             p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
+            p.standardError = err
             try p.run()
+            // Both pipes read to their end at once (a chatty child never blocks on a full one); a child past 120 s
+            // is stopped, and the test says so.
+            let timer = DispatchWorkItem { [p] in if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: timer)
+            let errText = Locked(Data())
+            let reading = DispatchGroup()
+            reading.enter()
+            DispatchQueue.global().async {
+                let data = err.fileHandleForReading.readDataToEndOfFile()
+                errText.withLock { $0 = data }
+                reading.leave()
+            }
             let data = out.fileHandleForReading.readDataToEndOfFile()
+            reading.wait()
             p.waitUntilExit()
+            timer.cancel()
+            let command = args.prefix(2).joined(separator: " ")
+            let stderr = String(decoding: errText.withLock { $0 }, as: UTF8.self)
+            #expect(
+                p.terminationReason == .exit && p.terminationStatus == 0,
+                "\(command): exit \(p.terminationStatus) (\(p.terminationReason == .exit ? "exited" : "killed")); standard error: \(stderr.suffix(4000))",
+                sourceLocation: sourceLocation)
+            let complaints = stderr.split(separator: "\n").filter { line in
+                ["CRITICAL", "WARNING", "ERROR", "Sanitizer"].contains { line.contains($0) }
+            }
+            #expect(
+                complaints.isEmpty, "\(command): on standard error: \(complaints.prefix(20).joined(separator: "\n"))",
+                sourceLocation: sourceLocation)
             return String(decoding: data, as: UTF8.self)
         }
         // The demo clip through gst-launch-1.0 -m: frame 0's messages carry every code, its polygon within 4 px.

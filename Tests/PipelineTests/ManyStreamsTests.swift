@@ -18,7 +18,7 @@ import Testing
         }
         for c in controllers { c.start() }
         // Run until every stream has scanned 30 frames (a loaded machine takes longer, a sanitizer far longer).
-        let wanted = Sanitizer.atLeast(30)
+        let wanted = Sanitizer.atLeast(30, "frames each of four live streams must scan")
         let deadline = Date(timeIntervalSinceNow: 60)
         while Date() < deadline && !controllers.allSatisfy({ $0.totals.frames >= wanted }) {
             Thread.sleep(forTimeInterval: 0.1)

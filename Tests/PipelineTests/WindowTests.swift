@@ -86,13 +86,20 @@ func toolURL() -> URL {
             }
         }
         func count(_ needle: String) -> Int { events.withLock { $0.filter { $0.contains(needle) }.count } }
-        let deadline = Date(timeIntervalSinceNow: 15)
-        while count(#""event":"detection""#) < 60 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let last = { "last events: " + events.withLock { $0.suffix(3).joined(separator: "\n") } }
+        try #require(waitUntil(15, "60 detections", seen: last) { count(#""event":"detection""#) >= 60 })
         input.fileHandleForWriting.write(Data("pause\n".utf8))
-        while count(#""state":"paused""#) < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        Thread.sleep(forTimeInterval: 0.5)  // the last frame reaches the window
+        // (The first "paused" is the start's, on the way to playing.)
+        try #require(waitUntil(15, "the pause", seen: last) { count(#""state":"paused""#) >= 2 })
+        // Paused, the window settles on the last frame that reached it: screenshots until two in a row match.
         let png = Media.folder.appendingPathComponent("window.png").path
-        let shot = try x.screenshot(png: png)
+        var shot = try x.screenshot(png: png)
+        try #require(
+            try waitUntil(15, "the paused window to stop changing") {
+                let next = try x.screenshot(png: png)
+                defer { shot = next }
+                return next.pixels == shot.pixels
+            })
         input.fileHandleForWriting.write(Data("stop\n".utf8))
 
         func isColour(_ i: Int, _ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool {
@@ -143,8 +150,7 @@ func toolURL() -> URL {
             }
             #expect(drawn, "\(code): no cyan box on screen where the last frames put it (\(png)): \(seen)")
         }
-        let deadline2 = Date(timeIntervalSinceNow: 15)
-        while tool.isRunning && Date() < deadline2 { Thread.sleep(forTimeInterval: 0.05) }
+        try #require(waitUntil(15, "barscope to end after 'stop'", seen: last) { !tool.isRunning })
         #expect(tool.terminationStatus == 0)
     }
 }
