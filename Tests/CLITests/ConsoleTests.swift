@@ -15,13 +15,15 @@ import Testing
         && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
 
     /// Runs one scenario; returns its measurements (the script's JSON line).
-    func drive(_ scenario: String, _ service: Service, token: String? = nil) throws -> [String: Any] {
+    func drive(_ scenario: String, _ service: Service, token: String? = nil, code: String? = nil) throws -> [String:
+        Any]
+    {
         let out = Tool.folder.appendingPathComponent("console-\(scenario)").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments =
             [Self.script, "--base", service.base, "--out", out, "--min-rate", String(Self.minimumLoad), scenario]
-            + (token.map { ["--token", $0] } ?? [])
+            + (token.map { ["--token", $0] } ?? []) + (code.map { ["--code", $0] } ?? [])
         let stdout = Pipe()
         let stderr = Pipe()
         p.standardOutput = stdout
@@ -45,6 +47,49 @@ import Testing
         try #require(p.terminationStatus == 0, "\(why)\nservice:\n\(service.stderr)\nscreenshots in \(out)")
         let last = outText.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(outText)")
+    }
+
+    /// The search page: a code typed, its sighting listed, its recording played in the page from two seconds before
+    /// the first sight (the service answers byte ranges; the video's currentTime and readyState say it plays there).
+    @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
+    func theConsoleFindsACodeAndPlaysItsMoment() throws {
+        let folder = Tool.folder.appendingPathComponent("console-search-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Two codes, the second coming into view at frame 120 (4 s): its moment starts at 2 s.
+        let clip = folder.appendingPathComponent("dock.mp4").path
+        let truth = folder.appendingPathComponent("truth.jsonl").path
+        let made = try Tool.run([
+            "generate", clip, "--scene", "mix", "--codes", "2", "--appear-every", "120", "--frames", "210", "--size",
+            "1280x720", "--speed", "1", "--seed", "9", "--only-1d", "--truth", truth,
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let lines = try String(contentsOfFile: truth, encoding: .utf8).split(separator: "\n")
+        let at120 = try #require(
+            try JSONSerialization.jsonObject(with: Data(lines[120].utf8)) as? [String: Any])
+        let before = Set(
+            ((try JSONSerialization.jsonObject(with: Data(lines[100].utf8)) as? [String: Any])?["codes"]
+                as? [[String: Any]]
+                ?? []).compactMap { $0["data"] as? String })
+        let late = try #require(
+            (at120["codes"] as? [[String: Any]] ?? []).compactMap { $0["data"] as? String }.first {
+                !before.contains($0)
+            })
+        let service = try Service()
+        defer { service.expectCleanExit() }
+        let created = try service.request(
+            "POST", "/v1/pipelines/file-annotate/instances",
+            json: [
+                "set": [
+                    "source.input": clip, "record.path": folder.path + "/dock-annotated.mp4",
+                    "events.path": folder.path + "/events.jsonl",
+                ]
+            ])
+        let id = try #require(created.object["id"] as? String, "\(created.text)")
+        try service.waitFor(id) { ($0["state"] as? String) == "completed" }
+        let r = try drive("search", service, code: late)
+        let start = try #require(r["start"] as? Double)
+        #expect(abs(start - 2) <= 0.1, "the moment starts at \(start) s")
+        #expect((r["current_time"] as? Double ?? 0) >= start && (r["ready_state"] as? Int ?? 0) >= 2, "\(r)")
     }
 
     /// From the form: bad input beside its field; the demo with a moving image, events and a snapshot; the

@@ -393,6 +393,9 @@ final class Sandbox {
         if let pipeline, !overridesInput, pipeline.contains("input = /dev/video") {
             return skip(line, source, "its pipeline reads a camera")
         }
+        if line.contains("postgresql://") {
+            return skip(line, source, "writes to the database it names (SightingsTests run a PostgreSQL server)")
+        }
         if line.contains("--publish") {
             return skip(
                 line, source, "publishes to the broker it names (PublishTests run --publish on a local mosquitto)")

@@ -74,7 +74,8 @@ final class Postgres {
         let deadline = Date(timeIntervalSinceNow: 30)
         while Date() < deadline {
             let ready = try Self.runAs([
-                "\(Self.bin)/pg_isready", "-h", "127.0.0.1", "-p", String(port), "-U", "barscope", "-d", "postgres", "-q",
+                "\(Self.bin)/pg_isready", "-h", "127.0.0.1", "-p", String(port), "-U", "barscope", "-d", "postgres",
+                "-q",
             ])
             if ready.status == 0 { return }
             guard p.isRunning else { break }
@@ -103,7 +104,8 @@ final class Postgres {
     /// A SQL statement through psql; its output (unaligned, tuples only).
     func psql(_ sql: String) throws -> String {
         let r = try Self.runAs([
-            "/usr/lib/postgresql/15/bin/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "barscope", "-d", "postgres",
+            "/usr/lib/postgresql/15/bin/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "barscope", "-d",
+            "postgres",
             "-At", "-c", sql,
         ])
         return r.output.trimmingCharacters(in: .whitespacesAndNewlines)

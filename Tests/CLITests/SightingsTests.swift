@@ -36,7 +36,9 @@ import Testing
     }
 
     static func rows(_ json: String) -> [[String: Any]] {
-        json.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        json.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// A file scanned with --index and --record: each code's sighting is found, its first sight is the file's start
@@ -128,7 +130,9 @@ import Testing
         let text = folder.appendingPathComponent("notes.txt").path
         try "my notes\n".write(toFile: text, atomically: true, encoding: .utf8)
         let other = folder.appendingPathComponent("other.db").path
-        #expect(try Tool.shell("sqlite3 '\(other)' 'CREATE TABLE parcels (id INTEGER); INSERT INTO parcels VALUES (7);'") == 0)
+        #expect(
+            try Tool.shell("sqlite3 '\(other)' 'CREATE TABLE parcels (id INTEGER); INSERT INTO parcels VALUES (7);'")
+                == 0)
         for file in [text, other] {
             let before = try Data(contentsOf: URL(fileURLWithPath: file))
             let r = try Tool.run(["run", clip, "--index", file, "--quiet"])
@@ -153,7 +157,8 @@ import Testing
         var code: String? = nil
         let deadline = Date(timeIntervalSinceNow: 20)
         while code == nil && Date() < deadline {
-            let events = String(decoding: try service.stream("/v1/instances/\(id)/events?since=0", seconds: 0.5), as: UTF8.self)
+            let events = String(
+                decoding: try service.stream("/v1/instances/\(id)/events?since=0", seconds: 0.5), as: UTF8.self)
             for l in events.split(separator: "\n") where l.hasPrefix("data: ") && l.contains(#""event":"appeared""#) {
                 let o = try? JSONSerialization.jsonObject(with: Data(l.dropFirst(6).utf8)) as? [String: Any]
                 if let d = o?["data"] as? String {
@@ -196,7 +201,8 @@ import Testing
         } while cursor != nil && pages < 100
         #expect(seenRows.count >= 3 && pages == seenRows.count, "\(pages) pages, \(seenRows.count) rows")
         let csv = try service.request("GET", "/v1/sightings?format=csv&code=\(query)")
-        #expect(csv.status == 200 && csv.text.hasPrefix("code,type,camera,") && csv.text.contains(awaited), "\(csv.text)")
+        #expect(
+            csv.status == 200 && csv.text.hasPrefix("code,type,camera,") && csv.text.contains(awaited), "\(csv.text)")
         for bad in ["limit=0", "cursor=abc", "from=yesterday", "prefix=true"] {
             let r = try service.request("GET", "/v1/sightings?\(bad)")
             #expect(r.status == 400 && (r.object["error"] as? String) != nil, "\(bad): \(r.status) \(r.text)")
@@ -249,7 +255,8 @@ import Testing
         let appeared = text.split(separator: "\n").filter { $0.contains(#""event":"appeared""#) }.count
         let rows = Int(try pg.psql("SELECT count(*) FROM sightings WHERE camera = 'live'")) ?? -1
         #expect(appeared >= 3 && rows == appeared, "\(appeared) appeared events, \(rows) rows")
-        let unended = try pg.psql("SELECT count(*) FROM sightings WHERE camera = 'live' AND last_seen_us < first_seen_us")
+        let unended = try pg.psql(
+            "SELECT count(*) FROM sightings WHERE camera = 'live' AND last_seen_us < first_seen_us")
         #expect(unended == "0")
     }
 

@@ -430,13 +430,44 @@ def token(console, right):
     return {"token": "accepted"}
 
 
+def search(console, code):
+    """Finds a code as a person does: types it, presses Find, sees its sightings, presses play; the video plays the
+    recording from two seconds before the first sight."""
+    console.open()
+    until("the search form", lambda: console.js("return !!document.querySelector('#search-form')"))
+    console.type_into("#search-code", code)
+    console.field("#search-button").click()
+    rows = until("a sighting of " + code,
+                 lambda: console.js("return document.querySelectorAll('#sightings tr.sighting').length"),
+                 seen=lambda: console.js("return document.querySelector('#search-summary').textContent"
+                                         " + document.querySelector('#search-error').textContent"))
+    first = console.js("return [...document.querySelector('#sightings tr.sighting').cells].map(c => c.textContent)")
+    if code not in first:
+        raise Failed(f"the first row is not {code}: {first}")
+    console.js("document.querySelector('#sightings tr.sighting button.play').click()")
+    played = until(
+        "the recording playing from the moment",
+        lambda: console.js(
+            "const v = document.querySelector('#player-video'); const p = window.barscope.playing;"
+            " return p && v.readyState >= 2 && !v.paused && v.currentTime >= p.start"
+            " ? {t: v.currentTime, ready: v.readyState, start: p.start, duration: v.duration} : null"),
+        seen=lambda: console.js(
+            "const v = document.querySelector('#player-video');"
+            " return {ready: v.readyState, t: v.currentTime, paused: v.paused, error: v.error && v.error.message,"
+            " src: v.currentSrc}"))
+    console.shot("console-search.png")
+    return {"rows": rows, "first_row": first, "current_time": played["t"], "start": played["start"],
+            "ready_state": played["ready"], "duration": played["duration"]}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--base", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--token")
     p.add_argument("--min-rate", type=float, default=50, help="events/s the load scenario needs the service to make")
-    p.add_argument("scenario", choices=["basic", "load", "token"])
+    p.add_argument("--code", help="the code the search scenario looks for")
+    p.add_argument("scenario", choices=["basic", "load", "token", "search"])
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     console = Console(a.base, a.out, token=a.token)
@@ -445,6 +476,8 @@ def main():
             result = basic(console)
         elif a.scenario == "load":
             result = load(console, a.min_rate)
+        elif a.scenario == "search":
+            result = search(console, a.code)
         else:
             console.token = None
             result = token(console, a.token)

@@ -109,14 +109,19 @@ public struct SightingQuery: Sendable, Equatable {
     public var from: Date?
     public var to: Date?
     public var camera: String?
+    /// One sighting by its key (the recording route's look-up).
+    public var run: String?
+    public var track: Int?
     public var limit = 100
     /// The last row of the page before: newest first, so the next page is older than it.
     public var cursor: Cursor?
 
     public init(
         code: String? = nil, prefix: Bool = false, from: Date? = nil, to: Date? = nil, camera: String? = nil,
-        limit: Int = 100, cursor: Cursor? = nil
+        limit: Int = 100, cursor: Cursor? = nil, run: String? = nil, track: Int? = nil
     ) {
+        self.run = run
+        self.track = track
         self.code = code
         self.prefix = prefix
         self.from = from

@@ -48,6 +48,8 @@ public final class SightingRecorder: @unchecked Sendable {
     private var pending: [String: Sighting] = [:]
     /// A file's rows wait for the end, when its start is known.
     private var held: [String: Sighting] = [:]
+    /// When each row was last queued (in its own times): every-frame updates are written at most once a second.
+    private var lastQueued: [String: Date] = [:]
     private var firstPts: UInt64?
     private var lastPts: UInt64 = 0
     private var anchor: (wall: Date, pts: UInt64)?
@@ -78,35 +80,24 @@ public final class SightingRecorder: @unchecked Sendable {
         lock.withLock {
             switch event {
             case .appeared(_, let pts, let d, let track):
-                let at = time(pts)
-                var s = Sighting(
-                    run: run, track: track, code: d.data, symbology: d.type, camera: context.camera,
-                    pipeline: context.pipeline, node: context.node, firstSeen: at.wall, lastSeen: at.wall, frames: 1,
-                    polygon: d.polygon)
-                if let r = context.recording, let offset = at.offset {
-                    if let seconds = r.segmentSeconds, seconds > 0 {
-                        let n = Int(offset / Double(seconds))
-                        s.recording = r.segment(n)
-                        s.offsetSeconds = offset - Double(n * seconds)
-                    } else {
-                        s.recording = r.path
-                        s.offsetSeconds = offset
-                    }
-                }
-                s.recording = s.recording.map(Self.absolute)
-                inView[track] = s
-                queue(s)
+                appear(pts, d, track)
             case .lost(_, let pts, let track, _, _, let framesSeen):
                 guard var s = inView.removeValue(forKey: track) else { return }
                 s.lastSeen = time(pts).wall
                 s.frames = framesSeen
                 queue(s)
-            case .detection(_, let pts, _, let track?):
-                // Every-frame reports: the track's end moves on.
-                guard var s = inView[track] else { return }
+                lastQueued[s.key] = nil
+            case .detection(_, let pts, let d, let track?):
+                // Every-frame reports: a new track is a sighting; a known one's end moves on (written again at
+                // most once a second, and at the end).
+                guard var s = inView[track] else {
+                    appear(pts, d, track)
+                    return
+                }
                 s.lastSeen = time(pts).wall
                 s.frames += 1
                 inView[track] = s
+                if s.lastSeen.timeIntervalSince(lastQueued[s.key] ?? .distantPast) >= 1 { queue(s) }
             case .snapshot(_, _, let path, let tracks):
                 for t in tracks {
                     guard var s = inView[t] else { continue }
@@ -117,6 +108,7 @@ public final class SightingRecorder: @unchecked Sendable {
             case .eos:
                 for (_, s) in inView { queue(s) }
                 inView = [:]
+                lastQueued = [:]
             case .reconnecting:
                 // The stream starts again: its tracks are numbered from 1 again, in a run of their own.
                 for (_, s) in inView { queue(s) }
@@ -129,6 +121,27 @@ public final class SightingRecorder: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// A code's first sight: its row, with the recording (the segment's own file) and the time in it.
+    private func appear(_ pts: UInt64?, _ d: Detection, _ track: Int) {
+        let at = time(pts)
+        var s = Sighting(
+            run: run, track: track, code: d.data, symbology: d.type, camera: context.camera,
+            pipeline: context.pipeline, node: context.node, firstSeen: at.wall, lastSeen: at.wall, frames: 1,
+            polygon: d.polygon)
+        if let r = context.recording, let offset = at.offset {
+            if let seconds = r.segmentSeconds, seconds > 0 {
+                let n = Int(offset / Double(seconds))
+                s.recording = Self.absolute(r.segment(n))
+                s.offsetSeconds = offset - Double(n * seconds)
+            } else {
+                s.recording = Self.absolute(r.path)
+                s.offsetSeconds = offset
+            }
+        }
+        inView[track] = s
+        queue(s)
     }
 
     /// The wall-clock time of a frame, and its time in the recording (from the run's first frame).
@@ -147,6 +160,7 @@ public final class SightingRecorder: @unchecked Sendable {
     }
 
     private func queue(_ s: Sighting) {
+        lastQueued[s.key] = s.lastSeen
         if context.live {
             pending[s.key] = s
             lock.signal()

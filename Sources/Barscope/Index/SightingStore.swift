@@ -59,6 +59,8 @@ public enum SightingIndexes {
             let p = bind(camera)
             terms.append("(camera = \(p) OR pipeline = \(p))")
         }
+        if let run = q.run { terms.append("run = \(bind(run))") }
+        if let track = q.track { terms.append("track = \(bind(String(track)))") }
         if let c = q.cursor {
             let t = bind(String(c.firstSeenMicros))
             let i = bind(String(c.id))

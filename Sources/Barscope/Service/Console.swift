@@ -11,6 +11,6 @@ public enum Console {
 
     /// The page may load only its own script, style and images (frames and snapshots come as blobs).
     static let securityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self'; connect-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }

@@ -205,7 +205,7 @@ public final class HTTPServer: @unchecked Sendable {
             String($0).removingPercentEncoding ?? String($0)
         }
         var headers: [String: String] = [:]
-        for name in ["Last-Event-ID", "Accept", "Content-Type"] { headers[name] = header(msg, name) }
+        for name in ["Last-Event-ID", "Accept", "Content-Type", "Range"] { headers[name] = header(msg, name) }
         let request = HTTPRequest(
             method: String(cString: soup_server_message_get_method(msg)), components: components, query: q,
             headers: headers, body: body)

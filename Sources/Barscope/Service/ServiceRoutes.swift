@@ -15,6 +15,7 @@ import Foundation
 ///     GET    /v1/events                             every instance's events, and `event: status` each second
 ///     GET    /v1/sightings                          the sightings index: ?code=&prefix=&from=&to=&instance=
 ///                                                   &limit=&cursor= (keyset paging, newest first); &format=csv
+///     GET    /v1/sightings/recording?run=&track=   the recording of a sighting (HTTP Range: the browser seeks)
 ///     GET    /v1/pool                               the shared scanning pool: workers, busy, queued, busy_share
 ///     GET    /                                      the console (a page; its script and style beside it)
 ///     GET    /metrics                               Prometheus text
@@ -82,6 +83,7 @@ public final class ServiceRoutes: @unchecked Sendable {
                     ("busy_seconds", .double((p.busySeconds * 1000).rounded() / 1000)),
                 ]))
         case ("GET", 1, "sightings"): sightings(r, x)
+        case ("GET", 2, "sightings") where c[1] == "recording": recording(r, x)
         case ("GET", 1, "events"):
             let backlog = r.query["backlog"].flatMap { Int($0) } ?? 100
             streams.allEvents(backlog: min(max(backlog, 0), 1000), x)
@@ -221,6 +223,75 @@ public final class ServiceRoutes: @unchecked Sendable {
                 ("sightings", .array(page.sightings.map(\.json))),
                 ("next", page.next.map { .string($0.text) } ?? .null),
             ]))
+    }
+
+    /// `GET /v1/sightings/recording?run=R&track=T`: the recording file the index names for that sighting (no other
+    /// file: the index is the list of what may be read), with byte ranges (`Range: bytes=A-B`, answered 206 in
+    /// pieces of at most 4 MB) so that a browser's video element seeks to the moment.
+    private func recording(_ r: HTTPRequest, _ x: HTTPExchange) {
+        guard let run = r.query["run"], !run.isEmpty, let track = r.query["track"].flatMap({ Int($0) }) else {
+            x.error(400, "run and track: the sighting whose recording is wanted")
+            return
+        }
+        let service = self.service
+        let range = r.headers["Range"]
+        x.deferAnswer()
+        Thread.detachNewThread {
+            let answer = Self.recordingAnswer(service: service, run: run, track: track, range: range)
+            MainLoop.run {
+                switch answer {
+                case .failure(let status, let message): x.error(status, message)
+                case .bytes(let status, let type, let body, let headers):
+                    x.respond(status, contentType: type, body: body, headers: headers)
+                }
+            }
+        }
+    }
+
+    enum RecordingAnswer {
+        case failure(Int, String)
+        case bytes(Int, String, [UInt8], [(String, String)])
+    }
+
+    static func recordingAnswer(service: ScanService, run: String, track: Int, range: String?) -> RecordingAnswer {
+        let row: Sighting?
+        do { row = try service.sightings(SightingQuery(limit: 1, run: run, track: track)).sightings.first } catch {
+            return .failure(503, "the sightings index: \(error)")
+        }
+        guard let path = row?.recording,
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+            let file = FileHandle(forReadingAtPath: path)
+        else { return .failure(404, "no recording of sighting \(run)/\(track) on this machine") }
+        defer { try? file.close() }
+        let type = path.hasSuffix(".mkv") ? "video/x-matroska" : "video/mp4"
+        let piece = 4 << 20
+        var first = 0
+        var last = size - 1
+        var partial = false
+        if let range, let m = range.wholeMatch(of: /bytes=(\d*)-(\d*)/) {
+            partial = true
+            if m.1.isEmpty, let n = Int(m.2) {
+                first = max(0, size - n)  // the last n bytes
+            } else {
+                first = Int(m.1) ?? 0
+                if let l = Int(m.2) { last = min(l, size - 1) }
+            }
+            guard first < size, first <= last else {
+                return .failure(416, "range \(range) is outside the recording's \(size) bytes")
+            }
+            last = min(last, first + piece - 1)
+        } else if size > 256 << 20 {
+            return .failure(413, "the recording is \(size) bytes: ask for it in ranges (Range: bytes=A-B)")
+        }
+        do {
+            try file.seek(toOffset: UInt64(first))
+            let bytes = [UInt8](try file.read(upToCount: last - first + 1) ?? Data())
+            var headers = [("Accept-Ranges", "bytes")]
+            if partial { headers.append(("Content-Range", "bytes \(first)-\(first + bytes.count - 1)/\(size)")) }
+            return .bytes(partial ? 206 : 200, type, bytes, headers)
+        } catch {
+            return .failure(500, "\(path): \(error)")
+        }
     }
 
     private func create(_ pipeline: String, _ r: HTTPRequest, _ x: HTTPExchange) {

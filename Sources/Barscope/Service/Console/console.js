@@ -629,6 +629,80 @@ setInterval(() => {
   $("#event-rate").textContent = `${state.rate.toFixed(1)} events/s · newest ${TABLE_ROWS} shown`;
 }, 5000);
 
+// MARK: find a code
+
+// The sightings index: where and when a code passed, each sighting's recording played from two seconds before
+// its first sight.
+async function findSightings(event) {
+  event.preventDefault();
+  const text = $("#search-code").value.trim();
+  const params = new URLSearchParams();
+  if (text.endsWith("*")) params.set("prefix", text.slice(0, -1));
+  else if (text) params.set("code", text);
+  for (const [key, id] of [["from", "#search-from"], ["to", "#search-to"]]) {
+    const v = $(id).value.trim();
+    if (v) params.set(key, v);
+  }
+  params.set("limit", "100");
+  $("#search-error").textContent = "";
+  const r = await call("GET", "v1/sightings?" + params.toString());
+  const body = $("#sightings tbody");
+  body.replaceChildren();
+  if (r.status !== 200) {
+    $("#search-error").textContent = (r.body && r.body.error) || "the search failed";
+    $("#sightings").hidden = true;
+    return;
+  }
+  const found = r.body.sightings || [];
+  $("#search-summary").textContent = found.length === 0 ? "No sighting." :
+    `${found.length} sighting${found.length === 1 ? "" : "s"}, newest first` + (r.body.next ? " (more: narrow the time)" : "");
+  $("#sightings").hidden = found.length === 0;
+  for (const s of found) {
+    const tr = document.createElement("tr");
+    tr.className = "sighting";
+    cell(tr, new Date(s.first_seen).toLocaleString());
+    cell(tr, s.camera);
+    cell(tr, s.type);
+    cell(tr, s.code, "data");
+    cell(tr, String(s.frames));
+    const snap = cell(tr, "–");
+    if (s.snapshot && state.cards && state.cards.has && state.cards.has(s.camera)) {
+      attachSnapshot(tr, `v1/instances/${encodeURIComponent(s.camera)}/snapshots/${encodeURIComponent(s.snapshot.split("/").pop())}`);
+    } else if (s.snapshot) {
+      snap.textContent = s.snapshot.split("/").pop();
+    }
+    const td = cell(tr, "");
+    if (s.recording) {
+      const b = document.createElement("button");
+      b.textContent = "play";
+      b.className = "play";
+      b.title = `${s.recording} at ${s.offset_s} s`;
+      b.onclick = () => play(s);
+      td.append(b);
+    } else {
+      td.textContent = "–";
+    }
+    body.append(tr);
+  }
+}
+
+// The recording from two seconds before the first sight (the service answers byte ranges, so the video seeks).
+function play(s) {
+  const video = $("#player-video");
+  const start = Math.max(0, (s.offset_s || 0) - 2);
+  $("#player").hidden = false;
+  $("#player-caption").textContent =
+    `${s.type} ${s.code} · ${s.camera} · ${new Date(s.first_seen).toLocaleString()} · ${s.recording.split("/").pop()} from ${start.toFixed(1)} s`;
+  state.playing = { run: s.run, track: s.track, start };
+  video.onloadedmetadata = () => {
+    video.currentTime = start;
+    video.play().catch(() => {});
+  };
+  video.src = `v1/sightings/recording?run=${encodeURIComponent(s.run)}&track=${s.track}`;
+}
+
+$("#search-form").addEventListener("submit", findSightings);
+
 // MARK: start
 
 async function start() {
