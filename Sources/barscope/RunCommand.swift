@@ -159,7 +159,10 @@ enum RunCommand {
             let context = SightingRecorder.Context(
                 camera: camera ?? (instance == "run" ? Self.cameraName(c.input) : instance), pipeline: instance,
                 node: c.publish.node ?? ProcessInfo.processInfo.hostName, recording: c.recording,
-                live: c.input.isLive, file: file, start: start)
+                live: c.input.isLive, file: file, start: start,
+                spool: (try? ServeCommand.defaultStateFolder()).map {
+                    ($0 as NSString).appendingPathComponent("index-spool")
+                })
             return SightingRecorder(open: { store }, context: context) { note in
                 // A warning event too: the reader of the events learns that sightings wait for the index.
                 progress?.note("barscope: warning: \(note)")
@@ -225,7 +228,10 @@ enum RunCommand {
             if dropped > 0 { line += ", \(dropped) events dropped (the reader fell behind)" }
             if let recorder {
                 line += ", \(recorder.writtenCount) sightings indexed"
-                if unindexed > 0 { line += " (\(unindexed) could not be: the index was not writable)" }
+                if recorder.spooledCount > 0 {
+                    line += " (\(recorder.spooledCount) wait in the spool for the index: the next run writes them)"
+                }
+                if unindexed > 0 { line += " (\(unindexed) could not be written anywhere)" }
             }
             for (sink, k) in publisher?.counters ?? [] {
                 line += ", \(k.published) published to \(sink)"

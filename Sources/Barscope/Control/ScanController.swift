@@ -281,6 +281,9 @@ public final class ScanController: Sendable {
             // Let go of the finished run: its closures hold this controller.
             current.withLock { $0 = nil }
             let didPlay = played.load(ordering: .relaxed)
+            // A run that never played (stopped while connecting) leaves its recording's files empty or a header
+            // alone: no evidence, only litter.
+            if let r = c.recording { Self.removeEmptyFiles(of: r, played: didPlay) }
             everPlayed = everPlayed || didPlay
             let outcome = AttemptOutcome(input: c.input, played: didPlay, everPlayed: everPlayed, failure: failure)
             let stopped = interrupted || requests.withLock { $0.stop }
@@ -315,6 +318,21 @@ public final class ScanController: Sendable {
                 finish(summary: summary, failure: failure)
                 return
             }
+        }
+    }
+
+    static func removeEmptyFiles(of r: Recording, played: Bool) {
+        var files = [r.path]
+        if r.segmentSeconds != nil {
+            files = []
+            var n = 0
+            while FileManager.default.fileExists(atPath: r.segment(n)) {
+                files.append(r.segment(n))
+                n += 1
+            }
+        }
+        for f in files where !played || ((try? FileManager.default.attributesOfItem(atPath: f))?[.size] as? Int) == 0 {
+            try? FileManager.default.removeItem(atPath: f)
         }
     }
 

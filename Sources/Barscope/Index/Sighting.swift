@@ -63,6 +63,25 @@ public struct Sighting: Sendable, Equatable {
         return .object(f)
     }
 
+    /// A row from its JSON (``json``), as the spool keeps it; nil when a field is missing.
+    init?(json o: [String: Any]) {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let run = o["run"] as? String, let track = o["track"] as? Int, let code = o["code"] as? String,
+            let first = (o["first_seen"] as? String).flatMap(f.date),
+            let last = (o["last_seen"] as? String).flatMap(f.date)
+        else { return nil }
+        self.init(
+            run: run, track: track, code: code, symbology: o["type"] as? String ?? "",
+            camera: o["camera"] as? String ?? "",
+            pipeline: o["pipeline"] as? String ?? "", node: o["node"] as? String ?? "", firstSeen: first,
+            lastSeen: last,
+            frames: o["frames"] as? Int ?? 0,
+            polygon: (o["polygon"] as? [[Double]] ?? []).compactMap { $0.count == 2 ? Point($0[0], $0[1]) : nil },
+            snapshot: o["snapshot"] as? String, recording: o["recording"] as? String,
+            offsetSeconds: o["offset_s"] as? Double)
+    }
+
     /// One CSV line (RFC 4180 quoting), in the order of ``csvHeader``.
     public var csv: String {
         let fields: [String] = [

@@ -20,11 +20,14 @@ public final class SightingRecorder: @unchecked Sendable {
         public var live: Bool
         public var file: String?
         public var start: Date?
+        /// Where rows the index could not take by the end wait for the next recorder (of any run) to write them.
+        public var spool: String?
 
         public init(
             camera: String, pipeline: String, node: String, recording: Recording?, live: Bool, file: String? = nil,
-            start: Date? = nil
+            start: Date? = nil, spool: String? = nil
         ) {
+            self.spool = spool
             self.camera = camera
             self.pipeline = pipeline
             self.node = node
@@ -56,6 +59,9 @@ public final class SightingRecorder: @unchecked Sendable {
     private var closing = false
     private var failing = false
     private var written = 0
+    private var spooled = 0
+    /// Spool files this recorder took (removed once their rows are in the index, or spooled again).
+    private var claimed: [String] = []
     private var writer: Thread?
 
     /// - Parameter open: the store, opened on the writer thread (and again while it fails).
@@ -66,6 +72,7 @@ public final class SightingRecorder: @unchecked Sendable {
         self.open = open
         self.context = context
         self.note = note
+        claimSpool()
         let t = Thread { [weak self] in self?.writeLoop() }
         t.name = "barscope-index"
         writer = t
@@ -190,6 +197,11 @@ public final class SightingRecorder: @unchecked Sendable {
                 try store!.write(batch.sorted { $0.run < $1.run || ($0.run == $1.run && $0.track < $1.track) })
                 lock.withLock {
                     written += batch.count
+                    // What an earlier run left in the spool is in the index now.
+                    if pending.isEmpty {
+                        for f in claimed { try? FileManager.default.removeItem(atPath: f) }
+                        claimed = []
+                    }
                     if failing {
                         failing = false
                         note("the sightings index is written again (\(batch.count) sightings caught up)")
@@ -229,9 +241,47 @@ public final class SightingRecorder: @unchecked Sendable {
         }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while writer?.isFinished == false && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        let left = lock.withLock { pending.count }
+        let left = lock.withLock { () -> Int in
+            guard !pending.isEmpty, let folder = context.spool else { return pending.count }
+            // The rows wait in the spool (those claimed from it among them) for the next recorder.
+            let text = pending.values.map { $0.json.encoded() + "\n" }.joined()
+            let file = (folder as NSString).appendingPathComponent("sightings-\(UUID().uuidString.lowercased()).jsonl")
+            if FileManager.default.createFile(atPath: file + ".part", contents: Data(text.utf8)),
+                rename(file + ".part", file) == 0
+            {
+                for f in claimed { try? FileManager.default.removeItem(atPath: f) }
+                claimed = []
+                spooled = pending.count
+                pending = [:]
+            }
+            return pending.count
+        }
         if writer?.isFinished == true { store?.close() }
         return left
+    }
+
+    /// Rows written to the spool at the end (written to the index by a later recorder).
+    public var spooledCount: Int { lock.withLock { spooled } }
+
+    /// Takes the rows earlier recorders left in the spool (each file renamed to this recorder's name first: of
+    /// several recorders starting at once, one takes a file), to write them with its own.
+    private func claimSpool() {
+        guard let folder = context.spool else { return }
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for name in files.sorted() where name.hasPrefix("sightings-") && name.hasSuffix(".jsonl") {
+            let from = (folder as NSString).appendingPathComponent(name)
+            let to = (folder as NSString).appendingPathComponent("claimed-\(run)-\(name)")
+            guard rename(from, to) == 0, let text = try? String(contentsOfFile: to, encoding: .utf8) else { continue }
+            claimed.append(to)
+            for line in text.split(separator: "\n") {
+                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let row = Sighting(json: o)
+                else { continue }
+                pending[row.key] = row
+            }
+        }
+        if !pending.isEmpty { lock.signal() }
     }
 
     /// A file's rows, their times made absolute from its start, queued for writing (under the lock).

@@ -116,7 +116,8 @@ public final class ScanService: @unchecked Sendable {
                 open: { try SightingIndexes.open(index.location) },
                 context: SightingRecorder.Context(
                     camera: newID, pipeline: pipeline, node: index.node, recording: configuration.recording,
-                    live: configuration.input.isLive, file: nil)
+                    live: configuration.input.isLive, file: nil,
+                    spool: (stateFile as NSString).deletingLastPathComponent + "/index-spool")
             ) { note in reporter.instance?.controller.report(.warning(message: note, source: "index")) }
         }
         let instance = ServiceInstance(
@@ -128,10 +129,12 @@ public final class ScanService: @unchecked Sendable {
         persist()
         instance.controller.start()
         // When it ends by itself (completed, failed), it is no longer one to bring back.
-        let watcher = Thread { [weak self, weak instance, eventFile] in
+        // The recorder is held here, not through the instance: a deleted instance may be gone before this thread
+        // gets here, and its recorder's writer thread (and store) must still end.
+        let watcher = Thread { [weak self, weak instance, eventFile, recorder] in
             instance?.controller.wait()
             eventFile?.close()
-            instance?.index?.close()
+            recorder?.close()
             self?.persist()
             // Its streams close once they have its last events.
             if let self, let instance { self.onEvents.load()?(instance) }
