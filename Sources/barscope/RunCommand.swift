@@ -161,8 +161,8 @@ enum RunCommand {
                 node: c.publish.node ?? ProcessInfo.processInfo.hostName, recording: c.recording,
                 live: c.input.isLive, file: file, start: start,
                 spool: (try? ServeCommand.defaultStateFolder()).map {
-                    ($0 as NSString).appendingPathComponent("index-spool")
-                })
+                    SightingIndexes.spoolFolder(in: $0, for: location)
+                }, frameSeconds: RunConfiguration.frameSeconds(c.input))
             return SightingRecorder(open: { store }, context: context) { note in
                 // A warning event too: the reader of the events learns that sightings wait for the index.
                 progress?.note("barscope: warning: \(note)")

@@ -362,9 +362,14 @@ final class Sandbox {
     /// A camera's RTSP stream, as the test's own server of the clip (the example's credentials kept).
     func localRTSP(_ uri: String) throws -> String {
         if rtsp == nil {
+            // Ten seconds of stream: a run shows its codes and is stopped before the stream ends (a camera's
+            // stream that ends is reconnected).
+            let stream = folder.appendingPathComponent("stream.mp4").path
+            let made = try Tool.run(["generate", stream, "--size", "640x360", "--frames", "300"])
+            #expect(made.status == 0, "\(made.stderr)")
             rtsp = try RTSPServer(
                 host: "127.0.0.1", port: 0, path: "/camera",
-                launch: "( filesrc location=\(clip) ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )",
+                launch: "( filesrc location=\(stream) ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 )",
                 shared: false)
         }
         let rest = uri.dropFirst("rtsp://".count)
@@ -445,7 +450,7 @@ final class Sandbox {
             reader = (p.process, line, source, events)
             return
         }
-        let result = try execute(words, environment, stopAfter: endless ? 6 : nil)
+        let result = try execute(words, environment, stopAfter: endless ? 3 : nil)
         let fine: Int32 = endless ? 130 : 0
         #expect(result.status == fine, "\(line)  [\(source)]: exit \(result.status): \(result.stderr.suffix(600))")
         check(sub, words, result.stdout, since: before, line: line, source: source)
@@ -484,21 +489,56 @@ final class Sandbox {
         p.standardError = err
         try p.run()
         let pid = p.processIdentifier
-        if let stopAfter {
-            // The user's Ctrl-C, after the source has run a while (paces the example, synchronises nothing).
-            DispatchQueue.global().asyncAfter(deadline: .now() + stopAfter) { kill(pid, SIGINT) }
-        }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [p] in if p.isRunning { kill(pid, SIGKILL) } }
+        // Standard output as it comes (the stop below looks at it).
+        final class Output: @unchecked Sendable {
+            let lock = NSLock()
+            var data = Data()
+            var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+        }
+        let output = Output()
         let group = DispatchGroup()
-        nonisolated(unsafe) var o = Data()
         group.enter()
         DispatchQueue.global().async {
-            o = out.fileHandleForReading.readDataToEndOfFile()
+            while true {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                output.lock.withLock { output.data.append(chunk) }
+            }
             group.leave()
+        }
+        if let stopAfter {
+            // The user's Ctrl-C once the run has shown a code (on standard output or in an events file it writes)
+            // and has run `stopAfter` seconds; 40 s at most.
+            let started = Date()
+            let folder = self.folder
+            Thread.detachNewThread {
+                while p.isRunning {
+                    let elapsed = Date().timeIntervalSince(started)
+                    let shown = { () -> Bool in
+                        if output.text.contains(#""event":"appeared""#) { return true }
+                        let names = (try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? []
+                        return names.filter { $0.hasSuffix(".jsonl") }.contains { name in
+                            let path = folder.appendingPathComponent(name).path
+                            let modified =
+                                (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+                            return (modified ?? .distantPast) >= started
+                                && ((try? String(contentsOfFile: path, encoding: .utf8))?.contains(
+                                    #""event":"appeared""#) ?? false)
+                        }
+                    }
+                    if (elapsed >= stopAfter && shown()) || elapsed >= 40 {
+                        kill(pid, SIGINT)
+                        return
+                    }
+                    usleep(200_000)  // polls for the run's first code
+                }
+            }
         }
         let e = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
+        let o = output.lock.withLock { output.data }
         return Tool.Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
             stderr: String(decoding: e, as: UTF8.self), output: o)

@@ -298,8 +298,11 @@ import Testing
         let text = (try? String(contentsOfFile: events, encoding: .utf8)) ?? ""
         let appeared = text.split(separator: "\n").filter { $0.contains(#""event":"appeared""#) }.count
         let spool = folder.appendingPathComponent("state/barscope/index-spool").path
-        let waiting = (try? FileManager.default.contentsOfDirectory(atPath: spool)) ?? []
-        #expect(waiting.contains { $0.hasPrefix("sightings-") }, "nothing in the spool: \(waiting)")
+        // The spool has a folder for each index.
+        func spooled() -> [String] {
+            ((try? FileManager.default.subpathsOfDirectory(atPath: spool)) ?? []).filter { $0.hasSuffix(".jsonl") }
+        }
+        #expect(spooled().contains { $0.contains("/sightings-") }, "nothing in the spool: \(spooled())")
         try pg.start()
         let clip = folder.appendingPathComponent("c.mp4").path
         #expect(try Tool.run(["generate", clip, "--size", "320x240", "--frames", "10"]).status == 0)
@@ -309,8 +312,7 @@ import Testing
         #expect(next.terminationStatus == 0, "\(nextSaid)")
         let rows = Int(try pg.psql("SELECT count(*) FROM sightings WHERE camera = 'spooled'")) ?? -1
         #expect(appeared >= 3 && rows == appeared, "\(appeared) appeared events, \(rows) rows")
-        #expect(
-            (try? FileManager.default.contentsOfDirectory(atPath: spool))?.isEmpty == true, "the spool is not empty")
+        #expect(spooled().isEmpty, "the spool is not empty: \(spooled())")
     }
 
     /// An unreachable PostgreSQL at start: one line naming it (never its password), exit 2.

@@ -264,6 +264,8 @@ public final class ScanController: Sendable {
                 outbox.post(event)
             }
             current.withLock { $0 = run }
+            // The recording's files there before this attempt: the litter check below never touches them.
+            let existing = c.recording.map { Set(Self.files(of: $0)) } ?? []
             let r = requests.withLock { $0 }
             if r.stop { run.stop(within: r.stopWithin) }
             if r.stopNow { run.stopNow() }
@@ -283,7 +285,7 @@ public final class ScanController: Sendable {
             let didPlay = played.load(ordering: .relaxed)
             // A run that never played (stopped while connecting) leaves its recording's files empty or a header
             // alone: no evidence, only litter.
-            if let r = c.recording { Self.removeEmptyFiles(of: r, played: didPlay) }
+            if let r = c.recording { Self.removeEmptyFiles(of: r, played: didPlay, keeping: existing) }
             everPlayed = everPlayed || didPlay
             let outcome = AttemptOutcome(input: c.input, played: didPlay, everPlayed: everPlayed, failure: failure)
             let stopped = interrupted || requests.withLock { $0.stop }
@@ -321,17 +323,24 @@ public final class ScanController: Sendable {
         }
     }
 
-    static func removeEmptyFiles(of r: Recording, played: Bool) {
-        var files = [r.path]
-        if r.segmentSeconds != nil {
-            files = []
-            var n = 0
-            while FileManager.default.fileExists(atPath: r.segment(n)) {
-                files.append(r.segment(n))
-                n += 1
-            }
+    /// The files a recording has on disk (its segments').
+    static func files(of r: Recording) -> [String] {
+        guard r.segmentSeconds != nil else { return FileManager.default.fileExists(atPath: r.path) ? [r.path] : [] }
+        var files: [String] = []
+        var n = 0
+        while FileManager.default.fileExists(atPath: r.segment(n)) {
+            files.append(r.segment(n))
+            n += 1
         }
-        for f in files where !played || ((try? FileManager.default.attributesOfItem(atPath: f))?[.size] as? Int) == 0 {
+        return files
+    }
+
+    /// Removes the files an attempt made and left empty, or all it made when it never played.
+    static func removeEmptyFiles(of r: Recording, played: Bool, keeping existing: Set<String>) {
+        for f in files(of: r)
+        where !existing.contains(f)
+            && (!played || ((try? FileManager.default.attributesOfItem(atPath: f))?[.size] as? Int) == 0)
+        {
             try? FileManager.default.removeItem(atPath: f)
         }
     }

@@ -14,9 +14,11 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
     init(path: String) throws {
         self.path = path
         let exists = FileManager.default.fileExists(atPath: path)
-        if exists, let head = FileManager.default.contents(atPath: path)?.prefix(16), !head.isEmpty,
-            head != Data("SQLite format 3\0".utf8)
-        {
+        // Its first 16 bytes say whether it is an SQLite database at all.
+        let handle = exists ? FileHandle(forReadingAtPath: path) : nil
+        let head = (try? handle?.read(upToCount: 16)) ?? nil
+        try? handle?.close()
+        if let head, !head.isEmpty, head != Data("SQLite format 3\0".utf8) {
             throw BarscopeError.badInput("\(path): not a sightings index (not an SQLite database); left as it is")
         }
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
@@ -130,7 +132,8 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
         defer { sqlite3_finalize(statement) }
         bind(statement, values)
         var rows: [Sighting] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
+        var step = sqlite3_step(statement)
+        while step == SQLITE_ROW {
             let columns = (0..<15).map { i -> String? in
                 guard sqlite3_column_type(statement, Int32(i)) != SQLITE_NULL,
                     let text = sqlite3_column_text(statement, Int32(i))
@@ -138,7 +141,10 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
                 return String(cString: text)
             }
             if let row = SightingIndexes.row(columns) { rows.append(row) }
+            step = sqlite3_step(statement)
         }
+        // A page cut short by an error (busy, I/O) is an error, not the end.
+        guard step == SQLITE_DONE else { throw BarscopeError.badInput("\(path): \(message)") }
         var next: SightingQuery.Cursor? = nil
         if rows.count > limit {
             rows.removeLast()

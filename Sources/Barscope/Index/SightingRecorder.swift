@@ -22,12 +22,15 @@ public final class SightingRecorder: @unchecked Sendable {
         public var start: Date?
         /// Where rows the index could not take by the end wait for the next recorder (of any run) to write them.
         public var spool: String?
+        /// Seconds a frame when the source's rate is known (the demo's, a camera's).
+        public var frameSeconds: Double?
 
         public init(
             camera: String, pipeline: String, node: String, recording: Recording?, live: Bool, file: String? = nil,
-            start: Date? = nil, spool: String? = nil
+            start: Date? = nil, spool: String? = nil, frameSeconds: Double? = nil
         ) {
             self.spool = spool
+            self.frameSeconds = frameSeconds
             self.camera = camera
             self.pipeline = pipeline
             self.node = node
@@ -53,9 +56,16 @@ public final class SightingRecorder: @unchecked Sendable {
     private var held: [String: Sighting] = [:]
     /// When each row was last queued (in its own times): every-frame updates are written at most once a second.
     private var lastQueued: [String: Date] = [:]
-    private var firstPts: UInt64?
+    /// The first event's frame and time: the run's frame 0 is that time less its frame number's worth of frames.
+    private var origin: (pts: Double, frame: Int)?
+    /// Nanoseconds a frame, measured between events (when no rate is given).
+    private var measured: Double?
     private var lastPts: UInt64 = 0
-    private var anchor: (wall: Date, pts: UInt64)?
+    private var totalFrames: Int?
+    private var anchor: (wall: Date, pts: Double)?
+    /// The recording of the current run (a session file of its own after a reconnection), and its number.
+    private var recording: Recording?
+    private var session = 0
     private var closing = false
     private var failing = false
     private var written = 0
@@ -72,6 +82,7 @@ public final class SightingRecorder: @unchecked Sendable {
         self.open = open
         self.context = context
         self.note = note
+        recording = context.recording
         claimSpool()
         let t = Thread { [weak self] in self?.writeLoop() }
         t.name = "barscope-index"
@@ -86,22 +97,22 @@ public final class SightingRecorder: @unchecked Sendable {
     public func take(_ event: Event) {
         lock.withLock {
             switch event {
-            case .appeared(_, let pts, let d, let track):
-                appear(pts, d, track)
-            case .lost(_, let pts, let track, _, _, let framesSeen):
+            case .appeared(let frame, let pts, let d, let track):
+                appear(frame, pts, d, track)
+            case .lost(let frame, let pts, let track, _, _, let framesSeen):
                 guard var s = inView.removeValue(forKey: track) else { return }
-                s.lastSeen = time(pts).wall
+                s.lastSeen = time(frame, pts).wall
                 s.frames = framesSeen
                 queue(s)
                 lastQueued[s.key] = nil
-            case .detection(_, let pts, let d, let track?):
+            case .detection(let frame, let pts, let d, let track?):
                 // Every-frame reports: a new track is a sighting; a known one's end moves on (written again at
                 // most once a second, and at the end).
                 guard var s = inView[track] else {
-                    appear(pts, d, track)
+                    appear(frame, pts, d, track)
                     return
                 }
-                s.lastSeen = time(pts).wall
+                s.lastSeen = time(frame, pts).wall
                 s.frames += 1
                 inView[track] = s
                 if s.lastSeen.timeIntervalSince(lastQueued[s.key] ?? .distantPast) >= 1 { queue(s) }
@@ -112,7 +123,8 @@ public final class SightingRecorder: @unchecked Sendable {
                     inView[t] = s
                     queue(s)
                 }
-            case .eos:
+            case .eos(let frames, _, _, _, _):
+                totalFrames = frames
                 for (_, s) in inView { queue(s) }
                 inView = [:]
                 lastQueued = [:]
@@ -122,8 +134,15 @@ public final class SightingRecorder: @unchecked Sendable {
                 inView = [:]
                 if !context.live { flushHeld(start: context.start ?? fileStart()) }
                 run = UUID().uuidString.lowercased()
-                firstPts = nil
+                // A run that played makes the controller record the next one to a session file of its own.
+                if origin != nil, let r = context.recording {
+                    session += 1
+                    recording = r.session(session)
+                }
+                origin = nil
+                measured = nil
                 anchor = nil
+                totalFrames = nil
             default:
                 return
             }
@@ -131,13 +150,13 @@ public final class SightingRecorder: @unchecked Sendable {
     }
 
     /// A code's first sight: its row, with the recording (the segment's own file) and the time in it.
-    private func appear(_ pts: UInt64?, _ d: Detection, _ track: Int) {
-        let at = time(pts)
+    private func appear(_ frame: Int, _ pts: UInt64?, _ d: Detection, _ track: Int) {
+        let at = time(frame, pts)
         var s = Sighting(
             run: run, track: track, code: d.data, symbology: d.type, camera: context.camera,
             pipeline: context.pipeline, node: context.node, firstSeen: at.wall, lastSeen: at.wall, frames: 1,
             polygon: d.polygon)
-        if let r = context.recording, let offset = at.offset {
+        if let r = recording, let offset = at.offset {
             if let seconds = r.segmentSeconds, seconds > 0 {
                 let n = Int(offset / Double(seconds))
                 s.recording = Self.absolute(r.segment(n))
@@ -151,18 +170,24 @@ public final class SightingRecorder: @unchecked Sendable {
         queue(s)
     }
 
-    /// The wall-clock time of a frame, and its time in the recording (from the run's first frame).
-    private func time(_ pts: UInt64?) -> (wall: Date, offset: Double?) {
-        let p = pts ?? lastPts
-        if firstPts == nil { firstPts = p }
-        lastPts = max(lastPts, p)
-        let offset = Double(p &- (firstPts ?? p)) / 1e9
+    /// Nanoseconds a frame: the source's rate when given, else measured between events, else 30 frames/s.
+    private var frameNs: Double { context.frameSeconds.map { $0 * 1e9 } ?? measured ?? 1e9 / 30 }
+
+    /// The wall-clock time of a frame, and its time in the recording (which starts at the run's frame 0).
+    private func time(_ frame: Int, _ pts: UInt64?) -> (wall: Date, offset: Double?) {
+        let p = Double(pts ?? lastPts)
+        lastPts = max(lastPts, UInt64(p))
+        if origin == nil { origin = (p, frame) }
+        let o = origin!
+        if context.frameSeconds == nil, frame >= o.frame + 10 { measured = (p - o.pts) / Double(frame - o.frame) }
+        let zero = o.pts - Double(o.frame) * frameNs
+        let offset = max(0, (p - zero) / 1e9)
         if context.live {
-            if anchor == nil { anchor = (Date(), p) }
+            if anchor == nil { anchor = (Date().addingTimeInterval(-(o.pts - zero) / 1e9), zero) }
             let a = anchor!
-            return (a.wall.addingTimeInterval((Double(p) - Double(a.pts)) / 1e9), offset)
+            return (a.wall.addingTimeInterval((p - a.pts) / 1e9), offset)
         }
-        // A file's: the offset from its start for now; made absolute once the start is known (`close`).
+        // A file's: the time from its start for now; made absolute once the start is known (`close`).
         return (Date(timeIntervalSince1970: offset), offset)
     }
 
@@ -297,7 +322,9 @@ public final class SightingRecorder: @unchecked Sendable {
 
     /// A file's start: its last change less its length; anything else (the demo) started now, less its length.
     private func fileStart() -> Date {
-        let length = Double(lastPts &- (firstPts ?? lastPts)) / 1e9
+        // Its length: the frames the run counted (eos), else up to the last event.
+        let zero = origin.map { $0.pts - Double($0.frame) * frameNs } ?? Double(lastPts)
+        let length = totalFrames.map { Double($0) * frameNs / 1e9 } ?? max(0, (Double(lastPts) - zero) / 1e9)
         if let file = context.file,
             let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
         {

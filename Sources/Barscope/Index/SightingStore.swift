@@ -24,6 +24,14 @@ public enum SightingIndexes {
         return try SQLiteSightingStore(path: location)
     }
 
+    /// The spool of one index in a state folder: rows for another index never go to this one.
+    public static func spoolFolder(in state: String, for location: String) -> String {
+        // FNV-1a of the location: a stable name (Swift's hashValue changes every run).
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in location.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return (state as NSString).appendingPathComponent("index-spool/" + String(h, radix: 16))
+    }
+
     public static func isPostgres(_ location: String) -> Bool {
         location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
     }

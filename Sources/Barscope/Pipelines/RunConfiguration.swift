@@ -156,3 +156,11 @@ public struct RunSummary: Sendable {
     public var interrupted: Bool
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 }
+
+extension RunConfiguration {
+    /// Seconds a frame when the source's rate is known (the demo's), for the sightings index's times.
+    public static func frameSeconds(_ input: InputSource) -> Double? {
+        if case .demo(let o) = input { return 1 / Double(o.fps) }
+        return nil
+    }
+}

@@ -148,9 +148,11 @@ final class ScanRun: Sendable {
             waitForRoom: waitForRoom)
         let scanStage = ScanStage(parts)
         // Registered before anything can start a thread: whatever throws below, the scanning threads end.
+        // Set once the normal end has tried to stop the pipeline: a hung teardown is waited for once, not twice.
+        var stopTried = false
         defer {
             ledger.end()
-            _ = pipeline.stop(within: 10)
+            if !stopTried { _ = pipeline.stop(within: 10) }
             scanStage.stop()
             ledger.settle()
             teeStage.detach()
@@ -187,6 +189,7 @@ final class ScanRun: Sendable {
         }
         let interrupted = try loop(pipeline, wired: wired, ledger: ledger, teeStage: teeStage)
         ledger.end()
+        stopTried = true
         if !pipeline.stop(within: 10) {
             emit(
                 .warning(

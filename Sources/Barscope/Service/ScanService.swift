@@ -117,7 +117,9 @@ public final class ScanService: @unchecked Sendable {
                 context: SightingRecorder.Context(
                     camera: newID, pipeline: pipeline, node: index.node, recording: configuration.recording,
                     live: configuration.input.isLive, file: nil,
-                    spool: (stateFile as NSString).deletingLastPathComponent + "/index-spool")
+                    spool: SightingIndexes.spoolFolder(
+                        in: (stateFile as NSString).deletingLastPathComponent, for: index.location),
+                    frameSeconds: RunConfiguration.frameSeconds(configuration.input))
             ) { note in reporter.instance?.controller.report(.warning(message: note, source: "index")) }
         }
         let instance = ServiceInstance(
@@ -223,10 +225,12 @@ public final class ScanService: @unchecked Sendable {
         persisting.unlock()
         let all = instances
         let group = DispatchGroup()
-        for i in all where !i.ended {
+        for i in all {
             group.enter()
             Thread.detachNewThread {
-                i.controller.stop(timeout: 30)
+                if !i.ended { i.controller.stop(timeout: 30) }
+                // Its sightings are in the index (or the spool) before the process ends.
+                i.index?.close()
                 group.leave()
             }
         }

@@ -205,12 +205,26 @@ public final class ServiceRoutes: @unchecked Sendable {
             x.error(400, "\(error)")
             return
         }
+        // The query runs off the main loop: a database that is slow or away never stalls the API.
+        let service = self.service
+        let csv = r.query["format"] == "csv"
+        let query = q
+        x.deferAnswer()
+        Thread.detachNewThread {
+            let answer = Result { try service.sightings(query) }
+            MainLoop.run { Self.answer(answer, csv: csv, x) }
+        }
+    }
+
+    private static func answer(_ result: Result<SightingPage, Error>, csv: Bool, _ x: HTTPExchange) {
         let page: SightingPage
-        do { page = try service.sightings(q) } catch {
+        switch result {
+        case .success(let p): page = p
+        case .failure(let error):
             x.error(503, "the sightings index: \(error)")
             return
         }
-        if r.query["format"] == "csv" {
+        if csv {
             let text = ([Sighting.csvHeader] + page.sightings.map(\.csv)).joined(separator: "\r\n") + "\r\n"
             x.respond(
                 200, contentType: "text/csv; charset=utf-8", body: Array(text.utf8),

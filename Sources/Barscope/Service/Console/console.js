@@ -666,8 +666,16 @@ async function findSightings(event) {
     cell(tr, s.code, "data");
     cell(tr, String(s.frames));
     const snap = cell(tr, "–");
-    if (s.snapshot && state.cards && state.cards.has && state.cards.has(s.camera)) {
-      attachSnapshot(tr, `v1/instances/${encodeURIComponent(s.camera)}/snapshots/${encodeURIComponent(s.snapshot.split("/").pop())}`);
+    if (s.snapshot && state.cards.has(s.camera)) {
+      // The instance still runs: its snapshot route serves the file.
+      const url = `v1/instances/${encodeURIComponent(s.camera)}/snapshots/${encodeURIComponent(s.snapshot.split("/").pop())}`;
+      const img = document.createElement("img");
+      img.className = "thumb";
+      img.alt = "snapshot";
+      img.loading = "lazy";
+      img.onerror = () => { snap.textContent = s.snapshot.split("/").pop(); };
+      img.src = url;
+      snap.replaceChildren(img);
     } else if (s.snapshot) {
       snap.textContent = s.snapshot.split("/").pop();
     }
