@@ -67,6 +67,8 @@ public final class SightingRecorder: @unchecked Sendable {
     private var recording: Recording?
     private var session = 0
     private var closing = false
+    private var closeStarted = false
+    private var closeDone = false
     private var failing = false
     private var written = 0
     private var spooled = 0
@@ -257,6 +259,17 @@ public final class SightingRecorder: @unchecked Sendable {
     /// - Returns: rows not written.
     @discardableResult
     public func close(timeout: Double = 10) -> Int {
+        // Closed once: a second caller (serve's stop and the instance's watcher both close it) waits for the first.
+        let first = lock.withLock { () -> Bool in
+            defer { closeStarted = true }
+            return !closeStarted
+        }
+        guard first else {
+            let deadline = Date(timeIntervalSinceNow: timeout + 1)
+            while !lock.withLock({ closeDone }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            return lock.withLock { pending.count }
+        }
+        defer { lock.withLock { closeDone = true } }
         lock.withLock {
             for (_, s) in inView { queue(s) }
             inView = [:]
