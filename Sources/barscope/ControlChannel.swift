@@ -21,12 +21,23 @@ final class ControlChannel: Sendable {
             throw BarscopeError.badInput("\(path): no such control file (make one with mkfifo)")
         }
         let thread = Thread { [self] in
-            // A FIFO blocks its opener until a writer comes: opened here, on the reading thread.
-            guard let input = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {
-                report(.warning(message: "\(path): cannot read the control file", source: "control"))
+            if path == "-" {
+                while let line = Self.readLine(FileHandle.standardInput) { perform(line) }
                 return
             }
-            while let line = Self.readLine(input) { perform(line) }
+            // A FIFO: each writer (`echo "cycle end" > FIFO` from a PLC's script) opens it, writes and closes it, and
+            // the reader then sees the end of the file: it is opened again for the next writer. Opening blocks
+            // until a writer comes, here on the reading thread.
+            while true {
+                guard let input = FileHandle(forReadingAtPath: path) else {
+                    report(.warning(message: "\(path): cannot read the control file", source: "control"))
+                    return
+                }
+                while let line = Self.readLine(input) { perform(line) }
+                try? input.close()
+                var info = stat()
+                guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO else { return }
+            }
         }
         thread.name = "barscope-control"
         thread.start()

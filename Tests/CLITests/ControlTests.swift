@@ -57,4 +57,59 @@ import Testing
         #expect(p.terminationStatus == 0, "a stop command ends the run normally")
         #expect(lines.waitFor(2) { $0.contains(#""event":"eos""#) } != nil)
     }
+
+    /// `--control FIFO`: every writer's commands are read, as a PLC's script writes them (`echo "pause" > FIFO`,
+    /// later `echo "resume" > FIFO`: each opens, writes and closes it). The reader used to end at the first
+    /// writer's close, so every command after the first was lost.
+    @Test func aFifoTakesTheCommandsOfEveryWriter() throws {
+        let folder = Tool.folder.appendingPathComponent("fifo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fifo = folder.appendingPathComponent("dock.ctl").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let events = folder.appendingPathComponent("events.jsonl").path
+        let p = Process()
+        p.executableURL = Tool.url
+        p.arguments = [
+            "run", "demo", "--live", "--frames", "0", "--size", "320x240", "--control", fifo, "--events", events,
+            "--quiet",
+        ]
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        func text() -> String { (try? String(contentsOfFile: events, encoding: .utf8)) ?? "" }
+        /// One writer: opens the FIFO (once the run reads it), writes the line, closes it.
+        func write(_ line: String) {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            var fd: Int32 = -1
+            while fd < 0 && Date() < deadline && p.isRunning {
+                fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                if fd < 0 { usleep(20_000) }  // waits for the reader to open the FIFO
+            }
+            guard fd >= 0 else {
+                Issue.record("'\(line)': nothing reads \(fifo) (\(text().suffix(200)))")
+                return
+            }
+            let bytes = Array((line + "\n").utf8)
+            #expect(Foundation.write(fd, bytes, bytes.count) == bytes.count)
+            close(fd)
+        }
+        func waitFor(_ what: String, _ condition: (String) -> Bool) {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while !condition(text()) && Date() < deadline { usleep(50_000) }  // polls the events file
+            #expect(condition(text()), "\(what) did not come: \(text().suffix(300))")
+        }
+        waitFor("playing") { $0.contains(#""state":"playing""#) }
+        write("pause")
+        waitFor("the pause") { $0.contains(#""state":"paused""#) }
+        write("resume")
+        waitFor("playing again") { t in
+            guard let paused = t.range(of: #""state":"paused""#, options: .backwards) else { return false }
+            return t[paused.upperBound...].contains(#""state":"playing""#)
+        }
+        write("stop")
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while p.isRunning && Date() < deadline { usleep(50_000) }  // waits on the run's end
+        #expect(!p.isRunning, "the third writer's stop was not read")
+        if !p.isRunning { #expect(p.terminationStatus == 0) }
+        #expect(text().contains(#""event":"eos""#))
+    }
 }
