@@ -33,8 +33,8 @@ final class Postgres {
         try start()
     }
 
-    /// Runs a PostgreSQL program as the unprivileged user; its exit status and output.
-    static func runAs(_ args: [String]) throws -> (status: Int32, output: String) {
+    /// A PostgreSQL program as the unprivileged user (through runuser when the tests run as root).
+    static func process(_ args: [String]) -> Process {
         let p = Process()
         if getuid() == 0 {
             p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
@@ -43,6 +43,12 @@ final class Postgres {
             p.executableURL = URL(fileURLWithPath: args[0])
             p.arguments = Array(args.dropFirst())
         }
+        return p
+    }
+
+    /// Runs a PostgreSQL program as the unprivileged user; its exit status and output.
+    static func runAs(_ args: [String]) throws -> (status: Int32, output: String) {
+        let p = process(args)
         p.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
         let out = Pipe()
         p.standardOutput = out
@@ -55,18 +61,10 @@ final class Postgres {
 
     /// Starts the server and waits until it accepts connections (pg_isready), 30 s at most.
     func start() throws {
-        let p = Process()
-        let args = [
+        let p = Self.process([
             "\(Self.bin)/postgres", "-D", folder, "-p", String(port), "-k", folder, "-c", "listen_addresses=127.0.0.1",
             "-c", "fsync=off",
-        ]
-        if getuid() == 0 {
-            p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            p.arguments = ["-u", "nobody", "--"] + args
-        } else {
-            p.executableURL = URL(fileURLWithPath: args[0])
-            p.arguments = Array(args.dropFirst())
-        }
+        ])
         p.standardOutput = FileHandle(forWritingAtPath: log)
         p.standardError = FileHandle(forWritingAtPath: log)
         try p.run()

@@ -96,18 +96,8 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
 
     func search(_ query: SightingQuery) throws -> SightingPage {
         let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "$\($0)" })
-        let limit = max(1, min(query.limit, 10_000))
-        let sql =
-            "SELECT \(SightingIndexes.columns) FROM sightings \(clause) ORDER BY first_seen_us DESC, id DESC "
-            + "LIMIT \(limit + 1)"
-        var rows = try execute(sql, values).compactMap(SightingIndexes.row)
-        var next: SightingQuery.Cursor? = nil
-        if rows.count > limit {
-            rows.removeLast()
-            if let last = rows.last, let id = last.id {
-                next = SightingQuery.Cursor(firstSeenMicros: last.firstSeenMicros, id: id)
-            }
-        }
-        return SightingPage(sightings: rows, next: next)
+        let (sql, limit) = SightingIndexes.searchSQL(clause, query.limit)
+        let rows = try execute(sql, values).compactMap(SightingIndexes.row)
+        return SightingPage(rows: rows, limit: limit)
     }
 }

@@ -121,10 +121,7 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
 
     func search(_ query: SightingQuery) throws -> SightingPage {
         let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "?\($0)" })
-        let limit = max(1, min(query.limit, 10_000))
-        let sql =
-            "SELECT \(SightingIndexes.columns) FROM sightings \(clause) ORDER BY first_seen_us DESC, id DESC "
-            + "LIMIT \(limit + 1)"
+        let (sql, limit) = SightingIndexes.searchSQL(clause, query.limit)
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
             throw BarscopeError.badInput("\(path): \(message)")
@@ -145,13 +142,6 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
         }
         // A page cut short by an error (busy, I/O) is an error, not the end.
         guard step == SQLITE_DONE else { throw BarscopeError.badInput("\(path): \(message)") }
-        var next: SightingQuery.Cursor? = nil
-        if rows.count > limit {
-            rows.removeLast()
-            if let last = rows.last, let id = last.id {
-                next = SightingQuery.Cursor(firstSeenMicros: last.firstSeenMicros, id: id)
-            }
-        }
-        return SightingPage(sightings: rows, next: next)
+        return SightingPage(rows: rows, limit: limit)
     }
 }

@@ -190,6 +190,16 @@ public struct SightingQuery: Sendable, Equatable {
 public struct SightingPage: Sendable {
     public var sightings: [Sighting]
     public var next: SightingQuery.Cursor?
+
+    /// From the rows of ``SightingIndexes/searchSQL``: the extra row, if any, says another page follows, after the
+    /// page's last row.
+    init(rows: [Sighting], limit: Int) {
+        sightings = Array(rows.prefix(limit))
+        next = nil
+        if rows.count > limit, let last = sightings.last, let id = last.id {
+            next = SightingQuery.Cursor(firstSeenMicros: last.firstSeenMicros, id: id)
+        }
+    }
 }
 
 /// Times as users give them: ISO 8601 (`2026-12-06T10:00:00Z`, a date alone, a local time without zone) or relative

@@ -77,6 +77,15 @@ public enum SightingIndexes {
         return (terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND "), values)
     }
 
+    /// A page's query: one row more than the page, to know whether another follows; newest first.
+    static func searchSQL(_ clause: String, _ wanted: Int) -> (sql: String, limit: Int) {
+        let limit = max(1, min(wanted, 10_000))
+        return (
+            "SELECT \(columns) FROM sightings \(clause) ORDER BY first_seen_us DESC, id DESC LIMIT \(limit + 1)",
+            limit
+        )
+    }
+
     static func micros(_ d: Date) -> Int64 { Int64((d.timeIntervalSince1970 * 1e6).rounded()) }
 
     /// A row from its columns' texts (nil for NULL), in ``columns``' order.
