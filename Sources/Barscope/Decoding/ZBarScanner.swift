@@ -9,10 +9,6 @@ public final class ZBarScanner {
     /// What the settings enable, symbology by symbology (ZBar's defaults counted), for `setKinds` to restore.
     private var enabled: [(symbology: zbar_symbol_type_t, on: Int32)] = []
     private let settings: ScannerSettings
-    /// Scans since the ZBar scanner was made. ZBar's image scanner keeps a little memory from every decode (about
-    /// 90 bytes, measured with heaptrack on the live demo): a fresh one now and then keeps a long run flat.
-    private var scans = 0
-    static let renewEvery = 1000
 
     /// - Parameter settings: `-S` values applied after ZBar's defaults.
     public init(settings: ScannerSettings = ScannerSettings()) {
@@ -64,11 +60,12 @@ public final class ZBarScanner {
         return scanner
     }
 
-    /// A fresh ZBar scanner with the same settings and densities, when enough scans have gone through this one.
-    private func renewIfDue() {
-        scans += 1
-        guard scans >= Self.renewEvery else { return }
-        scans = 0
+    /// A fresh ZBar scanner with the same settings, kinds and densities, for each image. ZBar's decoder keeps what
+    /// it half-read from one image to the next (`zbar_scan_image` resets its QR reader only): an EAN cut short in
+    /// one image was completed by a half read in the image before, which in video is another frame, or any frame
+    /// the worker took before, so a file scanned twice gave different reads. A scanner costs a few microseconds to
+    /// make; it also keeps a long run's memory flat (each decode left about 90 bytes behind).
+    private func renew() {
         zbar_image_scanner_destroy(scanner)
         scanner = Self.make(settings)
         applyDensity()
@@ -109,7 +106,7 @@ public final class ZBarScanner {
     /// is handed back to the scanner afterwards, as the stock element does: without that the symbols of every
     /// decode stayed allocated (about 5 KB/s on the live demo).
     private func scanned<R>(_ image: LumaImage, _ body: (OpaquePointer) -> R) -> R? {
-        renewIfDue()
+        renew()
         guard let zimage = zbar_image_create() else { return nil }
         defer {
             zbar_image_scanner_recycle_image(scanner, zimage)

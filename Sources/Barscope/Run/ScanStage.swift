@@ -65,8 +65,13 @@ final class ScanStage: @unchecked Sendable {
         let live = parts.settings
         // One per run: a code's profile averaged over the stream's frames, whichever worker scans them.
         let memory = c.hardCodes ? HardCodeMemory() : nil
+        // A file's frames that build on the frames before them (tracked mode's rescans around the codes known, the
+        // hard-code memory's averaged bars) are scanned one at a time, in order, so that each sees exactly those
+        // frames: a file scanned twice, with any number of threads, gives the same events. Frames judged each on
+        // its own (every frame) are scanned in parallel. A live stream's frames are scanned as they come.
+        let inOrder = !c.input.isLive && (c.tracked || c.hardCodes)
         let l = pool.open(
-            name: name, live: c.input.isLive, maxInFlight: c.scanThreads,
+            name: name, live: c.input.isLive, maxInFlight: inOrder ? 1 : c.scanThreads,
             generation: { live.decoderGeneration },
             light: { [weak self] in self?.isBetweenSearches($0) ?? false },
             makeReader: {
