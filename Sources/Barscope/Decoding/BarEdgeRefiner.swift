@@ -288,25 +288,6 @@ enum BarEdgeRefiner {
         }
         let startLine = fitLine(startEdge) ?? (s0, 0)
         let endLine = fitLine(endEdge) ?? (s1, 0)
-        // The bars lean by atan(d) from vUnit (s = c + d r along each end edge).
-        let lean = atan((startLine.1 + endLine.1) / 2)
-        if again, startEdge.count >= 3, endEdge.count >= 3, abs(lean) > Double.pi / 180, abs(lean) < Double.pi / 6 {
-            // The bars run along vUnit + d unit: square to them is unit - d vUnit (both turned by the lean).
-            let (c, sn) = (cos(lean), sin(lean))
-            let turned = Point(unit.x * c - vUnit.x * sn, unit.y * c - vUnit.y * sn)
-            let along = Point(vUnit.x * c + unit.x * sn, vUnit.y * c + unit.y * sn)
-            let r0 = top((s0 + s1) / 2)
-            let r1 = bottom((s0 + s1) / 2)
-            let centre = at((s0 + s1) / 2, (r0 + r1) / 2)
-            let half = (s1 - s0) / 2
-            let box = [
-                (-half, r0 - (r0 + r1) / 2), (-half, r1 - (r0 + r1) / 2), (half, r1 - (r0 + r1) / 2),
-                (half, r0 - (r0 + r1) / 2),
-            ].map { (s, r) in
-                Point(centre.x + turned.x * s + along.x * r, centre.y + turned.y * s + along.y * r)
-            }
-            return refine(box, in: image, across: turned, again: false)
-        }
         // Where an end edge (s = c + d r) meets a side (r = a + b s).
         func corner(_ end: (Double, Double), _ side: (Double, Double)) -> Point {
             let denominator = 1 - end.1 * side.1
@@ -322,8 +303,34 @@ enum BarEdgeRefiner {
         let sane = zip(quad, box).allSatisfy { $0.distance(to: $1) <= 0.25 * (s1 - s0) + 4 }
         let rMid = (top((s0 + s1) / 2) + bottom((s0 + s1) / 2)) / 2
         let (sStart, sEnd) = sane ? (startLine.0 + startLine.1 * rMid, endLine.0 + endLine.1 * rMid) : (s0, s1)
-        return Refined(
+        let fitted = Refined(
             corners: OrientedBox.normalizedOrder(sane ? quad : box), length: sEnd - sStart, runsOffImage: runsOffImage)
+        // The bars lean by atan(d) from vUnit (s = c + d r along each end edge).
+        let lean = atan((startLine.1 + endLine.1) / 2)
+        guard again, startEdge.count >= 3, endEdge.count >= 3, abs(lean) > Double.pi / 180, abs(lean) < Double.pi / 6
+        else { return fitted }
+        // The bars run along vUnit + d unit: square to them is unit - d vUnit (both turned by the lean).
+        let (c, sn) = (cos(lean), sin(lean))
+        let turned = Point(unit.x * c - vUnit.x * sn, unit.y * c - vUnit.y * sn)
+        let along = Point(vUnit.x * c + unit.x * sn, vUnit.y * c + unit.y * sn)
+        let r0 = top((s0 + s1) / 2)
+        let r1 = bottom((s0 + s1) / 2)
+        let centre = at((s0 + s1) / 2, (r0 + r1) / 2)
+        let half = (s1 - s0) / 2
+        let turnedBox = [
+            (-half, r0 - (r0 + r1) / 2), (-half, r1 - (r0 + r1) / 2), (half, r1 - (r0 + r1) / 2),
+            (half, r0 - (r0 + r1) / 2),
+        ].map { (s, r) in
+            Point(centre.x + turned.x * s + along.x * r, centre.y + turned.y * s + along.y * r)
+        }
+        let again = refine(turnedBox, in: image, across: turned, again: false)
+        // Turning the lines by the lean moves the outline's corners by about its length and height times the lean's
+        // sine, and its ends by the bars' widths measured again: a re-fit that moves a corner further has found
+        // something other than these bars (the windows' walk led off them into a busy background), and the first
+        // fit stands.
+        let moves = (s1 - s0 + abs(r1 - r0)) * abs(sn) + 0.05 * (s1 - s0) + 4
+        let agrees = zip(fitted.corners, again.corners).allSatisfy { $0.distance(to: $1) <= moves }
+        return agrees ? again : fitted
     }
 
     /// The line `y = a + b x` through the points by Theil and Sen's estimate: the median of the slopes between

@@ -343,7 +343,10 @@ public final class ZBarScanner {
                         BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
                 }
             }
-            points = r.corners
+            // A code cut by the image's edge is boxed to the edge: its outline goes on past it only as far as the
+            // fit's lines run, and what no pixel shows is no place of the code's.
+            let (w, h) = (Double(image.width), Double(image.height))
+            points = r.corners.map { Point(min(max($0.x, 0), w), min(max($0.y, 0), h)) }
             refined = r
             acrossBars = across
         }
