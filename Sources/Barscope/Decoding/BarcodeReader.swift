@@ -74,6 +74,11 @@ public final class BarcodeReader {
     public func read(
         _ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil, frame: Int? = nil
     ) -> [Detection] {
+        zbar.readingOneImage { readImage(image, mapping: mapping, viewfinder: viewfinder, frame: frame) }
+    }
+
+    private func readImage(_ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?, frame: Int?) -> [Detection]
+    {
         let cropped = viewfinder != nil
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
         if let hard, zbar.kinds != .matrix {

@@ -61,16 +61,29 @@ public final class ZBarScanner {
     }
 
     /// A fresh ZBar scanner with the same settings, kinds and densities, for each image. ZBar's decoder keeps what
-    /// it half-read from one image to the next (`zbar_scan_image` resets its QR reader only): an EAN cut short in
-    /// one image was completed by a half read in the image before, which in video is another frame, or any frame
-    /// the worker took before, so a file scanned twice gave different reads. A scanner costs a few microseconds to
-    /// make; it also keeps a long run's memory flat (each decode left about 90 bytes behind).
+    /// it half-read from one scan to the next (`zbar_scan_image` resets its QR finder lines only; an EAN's half
+    /// waits for the other, the QR reader's random state runs on): an EAN cut short in one image was completed by
+    /// a half read in the image before, which in video is another frame, or any frame the worker took before, so a
+    /// file scanned twice gave different reads. A scanner costs a few microseconds to make; it also keeps a long
+    /// run's memory flat (each decode left about 90 bytes behind).
     private func renew() {
         zbar_image_scanner_destroy(scanner)
         scanner = Self.make(settings)
         applyDensity()
         if kinds != .all { applyKinds() }
     }
+
+    /// Within `body`, every scan is of one image (its second passes, its regions looked at again): ZBar joins what
+    /// they half-read, as it joins its own scan lines; the scanner is fresh when `body` starts. Outside, each scan
+    /// is an image of its own.
+    func readingOneImage<R>(_ body: () -> R) -> R {
+        guard !oneImage else { return body() }
+        renew()
+        oneImage = true
+        defer { oneImage = false }
+        return body()
+    }
+    private var oneImage = false
 
     deinit { zbar_image_scanner_destroy(scanner) }
 
@@ -106,7 +119,7 @@ public final class ZBarScanner {
     /// is handed back to the scanner afterwards, as the stock element does: without that the symbols of every
     /// decode stayed allocated (about 5 KB/s on the live demo).
     private func scanned<R>(_ image: LumaImage, _ body: (OpaquePointer) -> R) -> R? {
-        renew()
+        if !oneImage { renew() }
         guard let zimage = zbar_image_create() else { return nil }
         defer {
             zbar_image_scanner_recycle_image(scanner, zimage)
