@@ -324,12 +324,18 @@ enum BarEdgeRefiner {
             Point(centre.x + turned.x * s + along.x * r, centre.y + turned.y * s + along.y * r)
         }
         let again = refine(turnedBox, in: image, across: turned, again: false)
-        // Turning the lines by the lean moves the outline's corners by about its length and height times the lean's
-        // sine, and its ends by the bars' widths measured again: a re-fit that moves a corner further has found
-        // something other than these bars (the windows' walk led off them into a busy background), and the first
-        // fit stands.
-        let moves = (s1 - s0 + abs(r1 - r0)) * abs(sn) + 0.05 * (s1 - s0) + 4
-        let agrees = zip(fitted.corners, again.corners).allSatisfy { $0.distance(to: $1) <= moves }
+        // Turning the lines by a lean under 30 degrees changes the outline's length and area by a fraction: a re-fit
+        // that makes it half as large again has found something other than these bars (its windows' walk led off
+        // them into a busy background: a 25-px strip of bars boxed 800 px high), and the first fit stands.
+        func area(_ q: [Point]) -> Double {
+            abs(
+                q.indices.reduce(0.0) { sum, i in
+                    sum + q[i].x * q[(i + 1) % q.count].y - q[(i + 1) % q.count].x * q[i].y
+                }) / 2
+        }
+        let agrees =
+            again.length <= 1.5 * fitted.length + 4
+            && area(again.corners) <= 1.5 * area(fitted.corners) + 4 * fitted.length
         return agrees ? again : fitted
     }
 
