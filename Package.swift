@@ -49,10 +49,11 @@ let package = Package(
                 "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
                 "CQREncode", "CBarscope", "CZXingReader", "CSoup", "CMosquitto", "CKafka", "CSQLite", "CPostgres",
             ],
-            // The web console of `barscope serve`, compiled in (no files to install beside the binary).
+            // The web console of `barscope serve` and its API's OpenAPI document, compiled in (no files to install
+            // beside the binary).
             resources: [
                 .embedInCode("Service/Console/index.html"), .embedInCode("Service/Console/console.js"),
-                .embedInCode("Service/Console/console.css"),
+                .embedInCode("Service/Console/console.css"), .embedInCode("Service/openapi.json"),
             ],
             // Optimised in the debug build too: the tests (and the sanitizers) then run the scanner at the speed it
             // ships at. Unoptimised, its pixel loops (the bar-edge refiner's sampling) cost 40-60 ms a 640x360

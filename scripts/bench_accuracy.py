@@ -1,6 +1,6 @@
 """Accuracy on the real-photo set (../shared/testdata/real-photos and its manifest.json), from scratch: every image
 through zbarimg and through `barscope scan` with each engine (both, zbar, zxing), scored against the manifest's
-expected text, and printed in the README's two tables.
+expected text, and printed in docs/accuracy.md's two tables.
 
 - The table by format counts an image as read when the expected text is among its reads, and as misread when it
   gave texts but not the expected one.
@@ -116,10 +116,10 @@ def strict(image, got):
 def pct(n, of):
     return f"{100 * n / of:.1f} %" if of else "-"
 
-# The table by format, the README's first.
+# The table by format, docs/accuracy.md's first.
 lines = ["| format | images | " + " | ".join(name for name, _ in readers) + " |",
          "|" + " --- |" * (2 + len(readers))]
-# In the README's order: QR first, then the retail codes, then the industrial ones; any other format after them.
+# In docs/accuracy.md's order: QR first, then the retail codes, then the industrial ones; any other format after them.
 readme_order = ["qrcode", "ean13", "ean8", "upca", "upce", "code128", "code39", "itf"]
 for f in [f for f in readme_order if f in formats] + [f for f in formats if f not in readme_order]:
     these = [(i, p) for i, p in zip(images, paths) if i["format"] == f]
@@ -139,7 +139,7 @@ for i, p in zip(images, paths):
 lines.append("")
 lines.append("By source (barscope scan, both): " + ", ".join(f"{k} {n[0]} of {n[1]}" for k, n in sorted(by_kind.items())))
 
-# The halves, strictly, in the README's format (barscope scan's both engines), then every reader's totals.
+# The halves, strictly, in docs/accuracy.md's format (barscope scan's both engines), then every reader's totals.
 lines.append("")
 lines.append("| half | images | read | misread | " + " | ".join(formats) + " |")
 lines.append("|" + " --- |" * (4 + len(formats)))

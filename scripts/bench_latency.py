@@ -1,5 +1,5 @@
 """Latency: a frame's arrival at the tee to its events handed to the event stream, as the `eos` event reports it
-(p50, p95), on the README's two runs, checked against the README's bounds:
+(p50, p95), on docs/performance.md's two runs, checked against its bounds:
 
 - live: `run demo --live --size 1920x1080 --frames 300 --record live.mp4`: p50 and p95 under 1.5 frame intervals
   (50 ms at 30 frames/s), and every one of the 300 frames scanned;

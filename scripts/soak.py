@@ -1,7 +1,7 @@
 """Soak test: run the live demo with recording and events, sample RSS and FDs every second, judge the trend.
 
 Memory is judged by its slope over the last half of the run (never earlier than the warm-up), in MB per minute,
-which must stay under SLOPE_LIMIT: a leak of 4.4 MB in 2 minutes (2.2 MB/min, the one the README tells of) fails.
+which must stay under SLOPE_LIMIT: a leak of 4.4 MB in 2 minutes (2.2 MB/min, the one docs/decisions.md tells of) fails.
 Resident memory of the 1080p run moves in steps of 7.9 MB (one BGRx frame, 1920 x 1080 x 4 bytes) as frame buffers
 are taken and given back, and a step can last for seconds: a least-squares line through the raw samples read
 +2.1 MB/min on a clean tree whose baseline rose 0.2 MB/min. So the line is fitted to the baseline, not to the steps:

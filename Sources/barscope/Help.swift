@@ -62,6 +62,8 @@ enum Help {
           GET    /v1/sightings?code=C                  where and when C was seen (also prefix=, from=, to=,
                                                instance=, limit=, cursor= for the next page, format=csv)
           GET    /v1/events?backlog=N                  every instance's events, and each second their status
+          GET    /v1/pool                              the shared scanning pool: workers, busy, queued, streams
+          GET    /v1/openapi.json                      this API as an OpenAPI 3.1 document (every route and answer)
           GET    /                                     the console
           GET    /metrics                              Prometheus text
           GET    /healthz                              ok
@@ -120,7 +122,7 @@ enum Help {
                                  before, and the whole frame every N-th (default 8; 1: always whole)
           --hard-codes on|off    read 1D codes too faint, small or blurred for ZBar where the frame has bars
                                  no read explains, in video also averaged over the frames (default off;
-                                 see the README for its cost)
+                                 docs/performance.md has its cost)
           --engine E             decoding engine: zbar (default, fastest), zxing (zxing-cpp: also DataMatrix,
                                  Aztec, PDF417, Micro QR) or both (results cross-checked)
 

@@ -10,7 +10,7 @@ import Testing
 /// image's source): the odd-numbered folders, with ZBar's and gst-plugins-bad's 8 reference images, are the
 /// choosing half, where passes, orders and budgets may be tried and chosen; the even-numbered folders are the
 /// checking half, which only ever reports what was chosen elsewhere. (The second passes in use were chosen on the
-/// whole set before this split: the checking half's figure is therefore a little optimistic; README says by how
+/// whole set before this split: the checking half's figure is therefore a little optimistic; docs/decisions.md says by how
 /// much.)
 @Suite struct RealPhotoTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -2,9 +2,9 @@ import Barscope
 import Foundation
 import Testing
 
-/// Tracked mode's promise (README, Performance): "a new code is reported within 3 frames" of its appearance,
+/// Tracked mode's promise (docs/performance.md): "a new code is reported within 3 frames" of its appearance,
 /// checked on every code that comes into view during a clip, not only those already there on frame 0. The clip is
-/// the conveyor scene at 1080p (the size the README's tracked figures are for, where searches run at half size),
+/// the conveyor scene at 1080p (the size docs/performance.md's tracked figures are for, where searches run at half size),
 /// H.264 through x264 like any other test media: parcels ride in from the left edge, so their codes appear on
 /// frames that fall on several phases of the 4-frame search cycle, the worst one (the frame after a search)
 /// included. The truth is the scene's own (what `barscope generate --scene conveyor --truth` writes).

@@ -373,9 +373,9 @@ public struct SecondPassBudget: Sendable, Equatable {
         self.guardTime = guardTime
     }
 
-    /// About the old wall-clock budget (2 s) on the 2-core machine it was measured on: a release build reads a
-    /// 0.55-megapixel picture of noise, first read and all 23 passes (41 times its pixels), in 2.5 s. No image of
-    /// the real-photo set needs more than 13 megapixels.
+    /// About the old wall-clock budget (2 s) where it was measured (docs/decisions.md, "Second passes"): all 23
+    /// passes fit for an image up to about 0.55 megapixels. No image of the real-photo set needs more than 13
+    /// megapixels.
     public static let defaultPixels = 24_000_000
 }
 

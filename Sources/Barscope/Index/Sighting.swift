@@ -209,6 +209,11 @@ public enum TimeArgument {
         let t = text.trimmingCharacters(in: .whitespaces)
         if let m = t.wholeMatch(of: /-(\d+(?:\.\d+)?)([smhdw])/), let n = Double(m.1) {
             let unit: Double = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800][String(m.2)]!
+            // Past a century a time is a mistake; past 292,000 years its microseconds overflowed and stopped the
+            // service (a generated request found it: `from=-99999999999999999999w`).
+            guard n * unit <= 100 * 365.25 * 86_400 else {
+                throw BarscopeError.badValue("time '\(text)': at most 100 years back")
+            }
             return now.addingTimeInterval(-n * unit)
         }
         let full = ISO8601DateFormatter()

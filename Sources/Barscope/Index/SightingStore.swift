@@ -86,7 +86,11 @@ public enum SightingIndexes {
         )
     }
 
-    static func micros(_ d: Date) -> Int64 { Int64((d.timeIntervalSince1970 * 1e6).rounded()) }
+    /// Clamped: a date past Int64's microseconds (year 292,277 and beyond) is a bound, never an overflow.
+    static func micros(_ d: Date) -> Int64 {
+        let us = (d.timeIntervalSince1970 * 1e6).rounded()
+        return us.isNaN ? 0 : Int64(max(-9.2e18, min(9.2e18, us)))
+    }
 
     /// A row from its columns' texts (nil for NULL), in ``columns``' order.
     static func row(_ c: [String?]) -> Sighting? {

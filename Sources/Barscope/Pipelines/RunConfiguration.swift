@@ -24,7 +24,7 @@ public struct RunConfiguration: Sendable {
     /// The decoding engine: ZBar alone by default on video (the fastest); zxing-cpp or both with `--engine`.
     public var engine = Engine.zbar
     /// Reads 1D codes too faint, small or blurred for ZBar where the frame has bars no read explained
-    /// (`HardCodeReader`), at a cost the README states: asked for (`--hard-codes on`), never by default. On a
+    /// (`HardCodeReader`), at a cost docs/performance.md states: asked for (`--hard-codes on`), never by default. On a
     /// frame full of bars it cannot read it costs two thirds more CPU; a live source would spend its frame
     /// budget on it, and tracked mode is for speed.
     public var hardCodes = false

@@ -164,7 +164,8 @@ public final class ScanPool: @unchecked Sendable {
                     let lane = lanes[i]
                     // While others are busy, the last worker is kept for them, except for a light frame: with two
                     // workers and two streams, a stream's next rescan otherwise waited behind its own long search
-                    // with the other worker idle (18-20 frames of 900 dropped a stream at 1.04 cores; lent: none).
+                    // with the other worker idle, and frames were dropped (docs/decisions.md, "The shared scanning
+                    // pool").
                     // A light frame reads only small regions around known codes; a scan that hangs is a search,
                     // which never gets the kept worker, so a hung stream holds one worker, never the pool.
                     let othersBusy = recent.contains { $0 !== lane }

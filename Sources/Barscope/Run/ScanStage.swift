@@ -30,8 +30,8 @@ final class ScanStage: @unchecked Sendable {
     /// Tracked mode, live: the frame of each interval this stream searches on (0 for a file, whose reads must not
     /// depend on what else the process ran). Streams started together, as a service's instances are, would
     /// otherwise all search on the same frames, and all search the whole frame on the same one, and their frames wait
-    /// behind each other's searches: 8 demo streams' frames waited up to 66 ms for a worker every 32 frames, and a
-    /// few were dropped, with a quarter of the cores idle.
+    /// behind each other's searches and were dropped with cores idle (the measurements: docs/decisions.md, "The
+    /// shared scanning pool").
     private let searchPhase: Int
     /// Tracked mode: the search before the last cut a frame between searches found (-1: none yet). The frames after
     /// a cut up to the next search leave the changed areas to that search (see `read`), and look again for that
@@ -197,7 +197,8 @@ final class ScanStage: @unchecked Sendable {
     /// The codes a search found that a frame after it (rescanned around the codes known before) did not: looked
     /// for in that frame around where the search saw them. Not those the frame judged `gone` in a cut: it looked
     /// for them where they were, every line, and lost them all at once (at a clip's loop, the search before it
-    /// holds the very codes the cut lost; looking again cost 20 ms a frame on every stream that saw the cut).
+    /// holds the very codes the cut lost, and looking again cost every stream that saw the cut a heavy frame;
+    /// docs/decisions.md has the measurements).
     private func catchUp(
         _ luma: LumaImage, _ found: [Detection], gone: [Detection], _ search: [Detection], sequence: Int, since: Int,
         _ region: PixelRect?, _ scanner: BarcodeReader
@@ -207,7 +208,7 @@ final class ScanStage: @unchecked Sendable {
         let around = missing.map { Expected(detection: $0, hasVelocity: false, framesSince: since) }
         // After a cut since that search, its codes were looked for on every line where the frames after it should
         // have them, and lost: sparse lines only. (A clip played again brings some back near where they were; on
-        // every line, each frame up to the next search cost 22-28 ms at the RTSP bench clip's loop, on every stream.)
+        // every line, each frame up to the next search was a heavy one on every stream: docs/decisions.md.)
         let afterCut = searchBeforeCut.load(ordering: .relaxed) == sequence - since
         let got = TrackedRegions.rescan(
             luma, around: around, mapping: CropMapping(region: region), viewfinder: region, with: scanner,
@@ -290,8 +291,8 @@ final class ScanStage: @unchecked Sendable {
         if cut { searchBeforeCut.store(searchBefore, ordering: .relaxed) }
         // After a cut the whole picture changed: the next search, a frame to three later, reads all of it (more than
         // half of it changed), where each frame before it read a 16th, the most changed blocks, not where codes are.
-        // At the RTSP bench clip's loop every stream of a service read those areas on the same frames: 15-30 ms a
-        // frame each, for two or three frames, on top of the cut's own rescans.
+        // At the RTSP bench clip's loop every stream of a service read those areas on the same frames, on top of the
+        // cut's own rescans (docs/decisions.md, "Streams per machine").
         guard let changes, searchBeforeCut.load(ordering: .relaxed) != searchBefore else { return (found, gone) }
         // And where the picture changed since the search and nothing known explains it: a code that came into view
         // since is read now, not at the next search.
@@ -359,9 +360,9 @@ final class ScanStage: @unchecked Sendable {
                 ).found
         }
         let areas = changes?.areas(in: luma, known: knownAreas(known, mapping))
-        // The whole frame's small-2D read costs more than the rest of a whole search (39 of 63 ms at 1080p), and a
-        // stream's search that took both held a worker 70-100 ms, while the other streams' frames waited for it and
-        // were dropped: after the first search it runs on the changed areas only, and on one band of the frame at
+        // The whole frame's small-2D read costs more than the rest of a whole search, and a stream's search that
+        // took both held a worker long enough for the other streams' frames to be dropped (docs/decisions.md, the
+        // bands): after the first search it runs on the changed areas only, and on one band of the frame at
         // a gated search (below). (Every search whole, `trackedWholeSearchEvery` 1, keeps the whole-frame read: no
         // search is gated. A frame that changed size mid-stream is searched whole without it; its bands follow.)
         let wholeSmall2D = areas == nil && (n == 0 || changes == nil)

@@ -17,6 +17,7 @@ import Foundation
 ///                                                   &limit=&cursor= (keyset paging, newest first); &format=csv
 ///     GET    /v1/sightings/recording?run=&track=   the recording of a sighting (HTTP Range: the browser seeks)
 ///     GET    /v1/pool                               the shared scanning pool: workers, busy, queued, busy_share
+///     GET    /v1/openapi.json                       this API as an OpenAPI 3.1 document (Service/openapi.json)
 ///     GET    /                                      the console (a page; its script and style beside it)
 ///     GET    /metrics                               Prometheus text
 ///     GET    /healthz                               200 ok while the main loop turns
@@ -26,6 +27,9 @@ import Foundation
 public final class ServiceRoutes: @unchecked Sendable {
     let service: ScanService
     let streams: ServiceStreams
+
+    /// The API's OpenAPI 3.1 document, compiled in: every route, parameter, body and answer of this file.
+    static let openAPI = PackageResources.openapi_json
 
     public init(service: ScanService) {
         self.service = service
@@ -82,6 +86,8 @@ public final class ServiceRoutes: @unchecked Sendable {
                     ("streams", .int(p.lanes)), ("busy_share", .double((p.busyShare * 1000).rounded() / 1000)),
                     ("busy_seconds", .double((p.busySeconds * 1000).rounded() / 1000)),
                 ]))
+        case ("GET", 1, "openapi.json"):
+            x.respond(200, contentType: "application/json", body: Self.openAPI)
         case ("GET", 1, "sightings"): sightings(r, x)
         case ("GET", 2, "sightings") where c[1] == "recording": recording(r, x)
         case ("GET", 1, "events"):

@@ -43,8 +43,8 @@ enum TrackedRegions {
     /// should be (sparse lines for all, then every line, largest first, until two are missing there too): a cut, a
     /// camera turned, a clip played again from its start, the view blocked. Rescanning around where the codes were,
     /// ever wider and every line for the frames until they are forgotten, cannot find codes that went elsewhere, and
-    /// costs most when every stream of a site sees the same jump at once (20-40 ms a frame for 10 frames, on every
-    /// worker, for a clip served to several streams); the caller forgets them instead, and the next search or the
+    /// costs most when every stream of a site sees the same jump at once (a clip served to several streams: heavy
+    /// frames on every worker; docs/decisions.md); the caller forgets them instead, and the next search or the
     /// changed areas between searches find what came.
     static func rescanUnlessCut(
         _ luma: LumaImage, around known: [Expected], mapping: CropMapping,
@@ -90,8 +90,8 @@ enum TrackedRegions {
         let recent = known.reduce(0) { $0 + ($1.framesSince <= 2 ? 1 : 0) } >= 2
         // Not found that way: every line, both ways, once more, the largest codes (the surest reads) first. When
         // the sparse lines found nothing and two codes seen a frame or two before are missing on every line too,
-        // it is a cut, told without the rest of the pass (8-17 ms a frame for five codes at 1080p, on every stream
-        // that saw a clip's loop at once).
+        // it is a cut, told without the rest of the pass (which cost every stream that saw a clip's loop at once a
+        // heavy frame; docs/decisions.md).
         var missingEverywhere = 0
         let largestFirst = known.indices.filter { !seen[$0] }.sorted {
             known[$0].detection.bounds.width * known[$0].detection.bounds.height
@@ -270,7 +270,7 @@ final class SearchBoard: @unchecked Sendable {
             let v = Point((now.x - p.center.x) / steps, (now.y - p.center.y) / steps)
             // Moved more than its own size a frame: not motion that rescans can follow, but a jump (a cut, a
             // camera turned, a clip played again from its start). Its velocity would send the prediction across the
-            // frame and the widened read over most of it (150 ms a frame at 1080p for a cut's five codes): it is
+            // frame and the widened read over most of it (the heaviest frame of all; docs/decisions.md): it is
             // looked for around where it was last seen, as a code seen once.
             let b = c.detection.bounds
             guard (v.x * v.x + v.y * v.y).squareRoot() <= Double(max(b.width, b.height)) else {
