@@ -112,7 +112,9 @@ enum Help {
           --secondary-insets N|T,L,B,R   its distance from the first (default 10 px)
           -S CONFIG              decoder setting in zbarimg syntax, repeatable:
                                  -Sdisable -Sqrcode.enable, -Si25.disable, -Sean13.enable=0
-          --scan-threads N       scanning threads, one ZBar scanner each (default: one per core)
+          --scan-threads N       scanning threads, one ZBar scanner each (default: one per core); a
+                                 file gives the same events with any number (in tracked mode and with
+                                 --hard-codes its frames are scanned in order, one at a time)
           --tracked              search only every 4th frame (where the picture changed; the whole region
                                  every 32nd) and, in between, rescan just around the codes last seen (moved
                                  by their velocity); a new code is reported within 3 frames
