@@ -40,4 +40,35 @@ struct ZBarScannerTests {
             #expect(Self.read(cut, with: scanner) == [], "the image before's half completed the cut code")
         }
     }
+
+    static func read(_ text: String, x: Double, width: Double = 400, type: String = "EAN-13") -> Detection {
+        Detection(
+            type: type, data: text, quality: 10,
+            polygon: [Point(x, 50), Point(x, 220), Point(x + width, 220), Point(x + width, 50)])
+    }
+
+    /// Two EAN-13 side by side (as on a low-bitrate 1080p clip of the kit's): ZBar's lines across both joined the
+    /// right one's left half to the left one's right half, and the other way round, two numbers whose check digits
+    /// passed. Each join is dropped, the two codes kept, whichever joins came with them; codes that merely share a
+    /// half are kept.
+    @Test func aNumberMadeOfTwoCodesHalvesIsDropped() {
+        let a = Self.read("0811159134986", x: 120)
+        let b = Self.read("7357650202814", x: 720)
+        let bThenA = Self.read("7357650134986", x: 125, width: 836)  // b's left half, a's right half
+        let aThenB = Self.read("0811159202814", x: 122, width: 1032)  // a's left half, b's right half
+        let kept = { (reads: [Detection]) in ZBarScanner.withoutJoinedHalves(reads).map(\.data) }
+        #expect(kept([a, b, bThenA]) == [a.data, b.data])
+        #expect(kept([bThenA, a, b, aThenB]) == [a.data, b.data])
+        // Over the same code, the join's box lies on one of them: it is still made of two codes read apart.
+        #expect(kept([a, b, Self.read("7357650134986", x: 719)]) == [a.data, b.data])
+        // UPC-A given as 12 digits is an EAN-13 with a leading 0.
+        #expect(kept([Self.read("811159134986", x: 120, type: "UPC-A"), b, bThenA]) == ["811159134986", b.data])
+        // Two codes of one maker share a left half; a third read sharing their halves, where they are, is not
+        // made of them.
+        let c = Self.read("4006381333931", x: 0)
+        let d = Self.read("4006381000015", x: 600)
+        #expect(kept([c, d]) == [c.data, d.data])
+        let e = Self.read("4006381333931", x: 0)
+        #expect(kept([e, d, Self.read("1234567890128", x: 300)]).count == 3)
+    }
 }
