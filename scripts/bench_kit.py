@@ -12,7 +12,9 @@ least the stock element's, whole frame and inside the viewfinder; partial reads 
 element's; precision is at least 99.5 %. Without ../shared/eval it says so and exits 0 (`scripts/test` reports the
 skip). Writes OUT/kit-SEED.json and OUT/kit-SEED.md.
 """
-import argparse, json, os, subprocess, sys
+import argparse, json, os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kit_run import run_step  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--barscope", required=True)
@@ -33,10 +35,7 @@ barscope = os.path.abspath(args.barscope)
 
 
 def run(command):
-    r = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode != 0:
-        sys.exit(f"bench kit: {' '.join(command[:3])} failed ({r.returncode}):\n{r.stdout[-3000:]}")
-    return r.stdout
+    return run_step(command, env, "bench kit")
 
 
 def score(profile, label, name="score.json"):

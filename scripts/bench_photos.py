@@ -16,6 +16,8 @@ other is held out), `--seed` how they move. Writes OUT/photos-K-N.json and OUT/p
 says so and exits 0.
 """
 import argparse, json, math, os, subprocess, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kit_run import run_step  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--barscope", required=True)
@@ -39,10 +41,7 @@ barscope = os.path.abspath(args.barscope)
 
 
 def run(command):
-    r = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode != 0:
-        sys.exit(f"bench photos: {' '.join(command[:3])} failed ({r.returncode}):\n{r.stdout[-3000:]}")
-    return r.stdout
+    return run_step(command, env, "bench photos")
 
 
 def events(clip, *options):

@@ -121,10 +121,11 @@ public final class ZBarScanner {
     /// whose left half is one read's and whose right half is another's, those two read in separate places, is such
     /// a join, and is dropped. (Two codes that share a half, read apart, are not: neither is made of the other two.)
     static func withoutJoinedHalves(_ reads: [Detection]) -> [Detection] {
+        let kinds: Set<String> = ["EAN-13", "UPC-A", "ISBN-13", "EAN-8"]
+        // (Almost every image has fewer than three such reads: nothing to compare, nothing made.)
+        guard reads.lazy.filter({ kinds.contains($0.type) }).count >= 3 else { return reads }
         func halves(_ d: Detection) -> (left: String, right: String)? {
-            guard ["EAN-13", "UPC-A", "ISBN-13", "EAN-8"].contains(d.type), d.data.allSatisfy(\.isASCII),
-                d.data.allSatisfy(\.isNumber)
-            else { return nil }
+            guard kinds.contains(d.type), d.data.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
             let digits = d.data.count == 12 ? "0" + d.data : d.data
             switch digits.count {
             case 13: return (String(digits.prefix(7)), String(digits.suffix(6)))
@@ -133,7 +134,6 @@ public final class ZBarScanner {
             }
         }
         let split = reads.map(halves)
-        guard split.compactMap({ $0 }).count >= 3 else { return reads }
         return reads.indices.filter { i in
             guard let mine = split[i] else { return true }
             let others = reads.indices.filter { $0 != i && split[$0] != nil && reads[$0].data != reads[i].data }
