@@ -192,6 +192,30 @@ import Testing
         #expect(found.first?.binary == nil)
     }
 
+    /// ZBar alone, frame after frame, with no second engine to ask: its own guess of the character set took these
+    /// for Big5 (`蹬靼翌QR`, `皜祈岫`, as in the real photos qrcode-2_17 and qrcode-2_30).
+    @Test(arguments: [
+        ([0xC3, 0xDE, 0xBB, 0xDE, 0xB2, 0xDD, 0x51, 0x52], "ﾃﾞｻﾞｲﾝQR"),  // Shift-JIS half-width katakana
+        (Array("MECARD:N:測試;;".utf8), "MECARD:N:測試;;"),  // UTF-8 Chinese without ECI
+        ([0x47, 0x72, 0xFC, 0xDF, 0x65], "Grüße"),  // ISO-8859-1, the 2005 standard's default
+        ([0x83, 0x82, 0x83, 0x6F, 0x83, 0x43, 0x83, 0x8B, 0x5C], "モバイル\\"),  // Shift-JIS double bytes; 0x5C stays \
+    ] as [([UInt8], String)])
+    func legacyCharacterSetsAreReadWithoutASecondEngine(bytes: [UInt8], text: String) throws {
+        let picture = Picture(try QRCode.symbol(bytes: bytes, text: text), module: 4)
+        let found = picture.with { BarcodeReader(engine: .zbar).read($0) }
+        #expect(found.map(\.data) == [text])
+        #expect(found.first?.binary == nil)
+    }
+
+    @Test func byteTextGuessKeepsLatinTextAndBinaryApart() {
+        // Latin text that happens to be valid Shift-JIS (é then l is a Shift-JIS pair) stays Latin: no Japanese word.
+        #expect(String(bytes: [0xE9, 0x6C, 0x61, 0x6E] as [UInt8], encoding: .shiftJIS) != nil)
+        #expect(QRByteText.text([0xE9, 0x6C, 0x61, 0x6E]) == "élan")
+        #expect(QRByteText.text([0xEF, 0xBB, 0xBF, 0x41]) == "A")  // a UTF-8 byte-order mark is no character
+        #expect(QRByteText.text([0x00, 0xFF, 0x80, 0x7F]) == nil)  // controls: no text in any of the three sets
+        #expect(QRByteText.text([0x1D, 0x30, 0x31]) == "\u{1D}01")  // GS1's separator is text
+    }
+
     @Test func utf8WithAndWithoutECI() throws {
         let text = "Grüße, 日本語 ✓"
         for symbol in [try QRCode.symbol(text), try QRCode.symbol(utf8WithECI: text)] {

@@ -71,4 +71,17 @@ struct ZBarScannerTests {
         let e = Self.read("4006381333931", x: 0)
         #expect(kept([e, d, Self.read("1234567890128", x: 300)]).count == 3)
     }
+
+    /// A tilted I2/5 read whole (quality 90) and, on one line leaving it through its bars' ends, as a shorter code
+    /// (quality 1), in one image: the part is dropped; the same digits elsewhere, or in another symbology, are a
+    /// code of their own.
+    @Test func aPartOfACodeReadWholeInTheSameImageIsDropped() {
+        let whole = Self.read("7423321081", x: 446, width: 497, type: "I2/5")
+        let part = Self.read("742332", x: 460, width: 310, type: "I2/5")
+        let kept = { (reads: [Detection]) in ZBarScanner.withoutParts(reads).map(\.data) }
+        #expect(kept([part, whole]) == [whole.data])
+        #expect(kept([part]) == [part.data])
+        #expect(kept([Self.read("742332", x: 1200, type: "I2/5"), whole]).count == 2)
+        #expect(kept([Self.read("742332", x: 460, type: "CODE-128"), whole]).count == 2)
+    }
 }

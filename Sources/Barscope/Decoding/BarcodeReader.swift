@@ -183,7 +183,7 @@ public final class BarcodeReader {
         switch engine {
         case .zbar:
             return withSequences(
-                secondOpinions(characterSetsChecked(zbar.scan(image), in: image), in: image), in: image)
+                secondOpinions(zbar.scan(image), in: image), in: image)
         case .zxing: return zxing.read(image)
         case .both:
             // Stills (thorough) believe zxing-cpp where the engines differ: measured on the real-photo set, where it
@@ -267,28 +267,6 @@ public final class BarcodeReader {
     private func confirms(_ other: String, over mine: String, near area: PixelRect, in image: LumaImage) -> Bool {
         let texts = Set(zbarCloser(near: area, in: image).map(\.data))
         return texts.contains(other) && !texts.contains(mine)
-    }
-
-    /// A QR code whose text ZBar gives with characters beyond ASCII is read again by zxing-cpp on its own region,
-    /// and zxing-cpp's text taken: ZBar guesses the character set of a code that does not state one (Shift-JIS came
-    /// back as Chinese, the same in every frame), zxing-cpp follows the code's own mode and ECI; at twice the size
-    /// where it cannot read it as it is. ASCII text, the common case, costs nothing more.
-    private func characterSetsChecked(_ reads: [Detection], in image: LumaImage) -> [Detection] {
-        reads.map { d in
-            guard d.type == "QR-Code", d.binary == nil, !d.data.allSatisfy(\.isASCII) else { return d }
-            let margin = max(d.bounds.width, d.bounds.height) / 8 + 4
-            guard let region = image.cropped(to: d.bounds.expanded(by: margin)) else { return d }
-            // At its own size, else at twice it (a blurred frame).
-            func qr(_ reads: [Detection]) -> Detection? { reads.first { $0.type == "QR-Code" && $0.sequence == nil } }
-            guard
-                let other = qr(zxing.read(region))
-                    ?? TransformedLuma.scaled(region, by: 2).withImage({ qr(zxing.read($0)) })
-            else { return d }
-            var fixed = d
-            fixed.data = other.data
-            fixed.engine = "both"
-            return fixed
-        }
     }
 
     /// A 1D read one scan line made (ZBar's quality 1: nothing else agreed with it) is read again by zxing-cpp on its

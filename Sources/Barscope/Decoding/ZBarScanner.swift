@@ -57,6 +57,9 @@ public final class ZBarScanner {
         // Every frame is judged on its own; the tracker, not ZBar's cache, links frames.
         zbar_image_scanner_enable_cache(scanner, 0)
         settings.apply(to: scanner)
+        // A QR code's bytes come raw and `QRByteText` reads them: ZBar's own guess of their character set misreads
+        // Shift-JIS and UTF-8 as Big5.
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         return scanner
     }
 
@@ -112,7 +115,24 @@ public final class ZBarScanner {
     public func scan(_ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil)
         -> [Detection]
     {
-        Self.withoutJoinedHalves(scanned(image) { zimage in detections(of: zimage, image, mapping, viewfinder) } ?? [])
+        let reads = scanned(image) { zimage in detections(of: zimage, image, mapping, viewfinder) } ?? []
+        return Self.withoutParts(Self.withoutJoinedHalves(reads))
+    }
+
+    /// A scan line through a tilted I2/5, CODE-39 or Codabar that leaves it through its bars' ends reads a part of
+    /// it, which these symbologies take for a shorter code; where another line of the same image read the whole,
+    /// the part lies on it: a read whose text is inside a longer read's of the same symbology, and whose centre is
+    /// inside that read's box, is that read's part, and is dropped (seen on a 720p clip: `742332` in
+    /// `7423321081`, read on one line, in 4 of 60 frames).
+    static func withoutParts(_ reads: [Detection]) -> [Detection] {
+        guard reads.count > 1, reads.contains(where: { partsReadAsCodes(name: $0.type) }) else { return reads }
+        return reads.filter { part in
+            !(partsReadAsCodes(name: part.type)
+                && reads.contains { whole in
+                    whole.type == part.type && whole.data.count > part.data.count && whole.data.contains(part.data)
+                        && whole.bounds.contains(part.center)
+                })
+        }
     }
 
     /// ZBar joins an EAN's or a UPC's halves as its scan lines meet them, and a line across two such codes side by
@@ -287,8 +307,11 @@ public final class ZBarScanner {
     ) -> Detection? {
         let name = String(cString: zbar_get_symbol_name(type))
         let bytes = given ?? Self.bytes(of: s)
-        // Bytes that are not UTF-8 (a binary payload) are kept as they are, beside a readable rendering.
-        let text = String(validating: bytes, as: UTF8.self)
+        // Bytes that are no text (a binary payload, or any bytes in binary mode that are not UTF-8) are kept as they
+        // are, beside a readable rendering.
+        let text =
+            type == ZBAR_QRCODE && !settings.binary
+            ? QRByteText.text(bytes) : String(validating: bytes, as: UTF8.self)
         let data = text ?? String(decoding: bytes, as: UTF8.self)
         var points: [Point] = []
         var refined: BarEdgeRefiner.Refined? = nil

@@ -6,7 +6,8 @@
 /// any other 1D read is held until the same text is read at the same place again (within `Confirmation.window`
 /// frames), and its held reads are then released with their own frames. A blurred EAN or UPC read with a valid check
 /// digit but wrong digits seldom repeats itself, and such a read that disagrees with a track at its place (same
-/// symbology, another text) is dropped while that track lives. Held and dropped reads are counted.
+/// symbology, another text) is dropped while that track lives; so is one several scan lines agreed on, when the track
+/// was read a frame ago. Held and dropped reads are counted.
 ///
 /// Not thread-safe: one tracker per scan stream, fed frames in order.
 public final class Tracker {
@@ -111,14 +112,20 @@ public final class Tracker {
                 ids.append(tracks[b.index].id)
                 continue
             }
-            // A low-margin read of another text of the same symbology where a track is (within half its size of its
-            // last place: two labels side by side or stacked lie further apart): a misread of that code, not a new
-            // one.
+            // A read of another text of the same symbology where a track is (within half its size of its last
+            // place: two labels side by side or stacked lie further apart) is a misread of that code, not a new one:
+            // a low-margin read while the track lives; a read several of ZBar's scan lines agreed on when the track
+            // was read in this frame or the one before (on a blurred frame neighbouring lines see the same blur and
+            // agree on the same wrong digits, so their number is no margin against a code read a frame ago; a label
+            // swapped for another takes longer than a frame). Only a second decoder's agreement, or a 2D code's
+            // error correction, outweighs the track.
             let alone = Self.standsAlone(d)
-            if confirmation.frames > 1, !alone,
+            let independent = ZBarScanner.isTwoDimensional(name: d.type) || d.engine == "both"
+            if confirmation.frames > 1, !independent,
                 tracks.contains(where: {
                     $0.type == d.type && $0.data != d.data
                         && $0.center.distance(to: d.center) <= 0.5 * max($0.diagonal, diag)
+                        && (!alone || frame - $0.lastFrame <= 1)
                 })
             {
                 disagreeing += 1
