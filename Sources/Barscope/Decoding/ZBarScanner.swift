@@ -338,7 +338,12 @@ public final class ZBarScanner {
             let hits = points
             var oneLine = false
             let spread = Bounds(enclosing: points)
-            if (alongX ? spread.width : spread.height) < 8 || (alongX ? spread.height : spread.width) < 2 {
+            // Piled: the hits' spread along the scan is shorter than the code could be at a pixel a module (its
+            // symbology's fewest modules for this text, with Plausibility's allowance for ends), so they cannot lie
+            // at both its ends (seen: a tilted I2/5 read on two lines at its first bars, hits 9 px apart, boxed 9 px
+            // long and dropped).
+            let shortest = 0.9 * Double(Plausibility.minimumModules(type: name, data: data) ?? 9)
+            if Double(alongX ? spread.width : spread.height) < shortest || (alongX ? spread.height : spread.width) < 2 {
                 // The first hit whose line crossed the whole code; without that test, the longest extent of a
                 // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).
                 let whole = Self.partsReadAsCodes(type)
