@@ -378,4 +378,25 @@ import Testing
             #expect(!BarEdgeRefiner.continuesPast(whole, along: Point(1, 0), in: image))
         }
     }
+
+    /// A box that ran on past the read's last bar (over a short quiet zone onto other bars) ends where ZBar's decoder
+    /// ended the read on its line, its sides kept; an end within a module of the read's, or short of it, stays.
+    @Test func aBoxIsCutWhereTheDecoderEndedTheRead() {
+        // A code tilted about 5 degrees, its box running 140 px on past its last bar at x = 940.
+        let box = [Point(450, 490), Point(462, 630), Point(1080, 572), Point(1068, 428)]
+        let across = Point(cos(-5 * Double.pi / 180), sin(-5 * Double.pi / 180))
+        let ends = (Point(452, 560), Point(940, 517))
+        let cut = BarEdgeRefiner.trimmed(box, to: ends, across: across)
+        func t(_ p: Point) -> Double { p.x * across.x + p.y * across.y }
+        #expect(abs(t(cut[2]) - t(ends.1)) < 0.5 && abs(t(cut[3]) - t(ends.1)) < 0.5, "\(cut)")
+        #expect(cut[0] == box[0] && cut[1] == box[1])
+        // The cut corners stay on the box's long sides.
+        for (far, near) in [(2, 1), (3, 0)] {
+            let side = (box[far].x - box[near].x, box[far].y - box[near].y)
+            let moved = (cut[far].x - box[near].x, cut[far].y - box[near].y)
+            #expect(abs(side.0 * moved.1 - side.1 * moved.0) < 1e-6)
+        }
+        // A box within the read's ends is left as it is.
+        #expect(BarEdgeRefiner.trimmed(box, to: (Point(440, 560), Point(1090, 500)), across: across) == box)
+    }
 }

@@ -200,6 +200,33 @@ enum BarEdgeRefiner {
     /// Where the end edges found lean more than a degree from square to the direction given (a direction judged
     /// from a busy neighbourhood), the fit is made once more across the bars as they lean: its lines then run
     /// square to the bars, as the windows' and lines' estimates assume.
+    /// The box cut across the bars where the read's own first and last bar lie (`ends`, on one scan line): an end
+    /// past them by more than the read's narrowest module is moved back to them along the box's sides. An end short
+    /// of them stays (the line's ends say where the read is, not how far the bars' ends let a box go).
+    static func trimmed(_ corners: [Point], to ends: (Point, Point), across u: Point) -> [Point] {
+        guard corners.count == 4 else { return corners }
+        func t(_ p: Point) -> Double { p.x * u.x + p.y * u.y }
+        let (a, b) = (t(ends.0), t(ends.1))
+        let (lo, hi) = (min(a, b), max(a, b))
+        // Narrowest module at most: the run holds its elements at least a module each.
+        let slack = max(1, (hi - lo) / 60)
+        let ts = corners.map(t)
+        let order = ts.indices.sorted { ts[$0] < ts[$1] }
+        let near = Set(order.prefix(2))
+        var out = corners
+        for i in corners.indices {
+            // The corner's partner at the other end: its neighbour round the box that lies at the other end.
+            let partner = [(i + 1) % 4, (i + 3) % 4].first { near.contains($0) != near.contains(i) }
+            guard let j = partner else { continue }
+            let target = near.contains(i) ? lo : hi
+            let past = near.contains(i) ? ts[i] < lo - slack : ts[i] > hi + slack
+            guard past, abs(ts[i] - ts[j]) > 1e-9 else { continue }
+            let f = (target - ts[j]) / (ts[i] - ts[j])
+            out[i] = Point(corners[j].x + (corners[i].x - corners[j].x) * f, corners[j].y + (corners[i].y - corners[j].y) * f)
+        }
+        return out
+    }
+
     static func refine(_ corners: [Point], in image: LumaImage, across uDir: Point, again: Bool = true) -> Refined {
         // Unrefined, the box's own extent across the bars stands.
         let us = corners.map { $0.x * uDir.x + $0.y * uDir.y }

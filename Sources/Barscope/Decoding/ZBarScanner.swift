@@ -415,6 +415,26 @@ public final class ZBarScanner {
                         BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
                 }
             }
+            // Where a part can read as a code of its own, ZBar's decoder run along a hit's line gives the read's
+            // first and last bar: the box ends there, never past (a box that ran on over a short quiet zone onto
+            // other bars, 140 px past a tilted I2/5, touched the viewfinder's edge and was dropped as cut by it).
+            if Self.partsReadAsCodes(type),
+                let ends = hits.prefix(3).lazy.compactMap({
+                    ZBarLineDecoder.span(
+                        of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
+                }).first
+            {
+                r.corners = BarEdgeRefiner.trimmed(r.corners, to: ends, across: across)
+                r.length = min(r.length, abs((ends.1.x - ends.0.x) * across.x + (ends.1.y - ends.0.y) * across.y))
+                // Cut across its bars by the image's edge (a viewfinder's), a code reads as a shorter one that ends
+                // at the edge; a read whose first and last bar each have a quiet zone (10 modules) of image beyond
+                // them is whole, whatever the walks along its bars ran into.
+                let run = ends.0.distance(to: ends.1)
+                let quiet = 10 * run / Double(Plausibility.minimumModules(type: name, data: data) ?? 10)
+                let size = Double(abs(axis.x) >= abs(axis.y) ? image.width : image.height)
+                let along = [ends.0, ends.1].map { abs(axis.x) >= abs(axis.y) ? $0.x : $0.y }
+                r.runsOffImage = along.contains { $0 < quiet || $0 > size - quiet }
+            }
             // A code cut by the image's edge is boxed to the edge: its outline goes on past it only as far as the
             // fit's lines run, and what no pixel shows is no place of the code's.
             let (w, h) = (Double(image.width), Double(image.height))
