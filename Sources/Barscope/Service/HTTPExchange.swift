@@ -46,9 +46,10 @@ public final class HTTPExchange: @unchecked Sendable {
 
     /// Every answer closes its connection after it (`Connection: close`). libsoup 3.2 (Debian 12's 3.2.3) never
     /// closes a kept-alive connection the client closed while idle: its socket stays in CLOSE-WAIT, with its
-    /// memory, for the life of the process (fixed upstream in 3.3.0, libsoup commit d20c6601). The service soak
+    /// memory, for the life of the process (fixed in 3.3.0 by libsoup commit d20c6601, as gvsbuild's backport of it,
+    /// its PR 849, says; not checked against libsoup's history here). The service soak
     /// (scripts/soak_serve.py) saw one descriptor leak per request, 225 in 3 minutes. A connection per request costs
-    /// a loopback handshake; a connection that is never closed costs a descriptor for good.
+    /// a TCP handshake; a connection that is never closed costs a descriptor for good.
     static func closeAfter(_ message: OpaquePointer) {
         soup_message_headers_replace(soup_server_message_get_response_headers(message), "Connection", "close")
     }
