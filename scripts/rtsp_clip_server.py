@@ -4,6 +4,7 @@ PyGObject (Debian's python3-gi and gir1.2-gst-rtsp-server-1.0): the stream is pa
 re-encoded, so the server costs little beside the streams it feeds.
 
     /usr/bin/python3 scripts/rtsp_clip_server.py CLIP.h264 PORT     → rtsp://127.0.0.1:PORT/clip
+PORT 0: a free port, the one printed.
 """
 import sys
 
@@ -35,5 +36,5 @@ factory = Looping()
 factory.set_shared(False)
 server.get_mount_points().add_factory("/clip", factory)
 server.attach(None)
-print(f"rtsp://127.0.0.1:{port}/clip", flush=True)
+print(f"rtsp://127.0.0.1:{server.get_bound_port()}/clip", flush=True)
 GLib.MainLoop().run()

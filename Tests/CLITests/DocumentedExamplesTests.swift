@@ -323,6 +323,8 @@ final class Sandbox {
             skipped.append("\(command.text)  [\(source)]: watches the broker the example before publishes to")
         case "scripts/test", "scripts/fuzz":
             skipped.append("\(command.text)  [\(source)]: the test suite and the fuzzers run themselves")
+        case "scripts/soak":
+            skipped.append("\(command.text)  [\(source)]: a soak of minutes (scripts/test runs its 3-minute version)")
         case "scripts/bench", "python3",
             _ where first.hasPrefix("BARSCOPE=") || first.hasPrefix("SCANBENCH"):
             // Benchmarks of minutes on ../shared/eval: scripts/test runs the kit's quick profile (bench_kit.py --gate).
