@@ -58,4 +58,27 @@ import Testing
             }
         }
     }
+
+    /// An EAN-13 (and a UPC-A, given as ZBar gives it, EAN-13 with a leading 0) of 2-px modules: its ends on a row
+    /// are its first guard bar's leading edge and its last guard bar's trailing edge, 95 modules apart.
+    @Test(arguments: ["4006381333931", "0012345678905"])
+    func anEANsEndsOnItsLineAreItsGuardBars(text: String) throws {
+        let symbol = try EAN13.symbol(text)
+        let (module, margin) = (2, 20)
+        let picture = AccuracyTests.Picture(symbol, module: module, margin: margin)
+        let runs = symbol.darkRuns
+        let left = Double(margin + (symbol.quietZone + (runs.map(\.start).min() ?? 0)) * module)
+        let right = Double(margin + (symbol.quietZone + (runs.map { $0.start + $0.length }.max() ?? 0)) * module)
+        #expect(right - left == Double(95 * module))
+        let row = Double(picture.height / 2)
+        picture.with { image in
+            let found = [Point(right, row), Point(left, row)].compactMap {
+                ZBarLineDecoder.span(
+                    of: ZBAR_EAN13, bytes: Array(text.utf8), through: $0, scan: Point(1, 0),
+                    settings: ScannerSettings(), in: image)
+            }
+            #expect(!found.isEmpty)
+            for (a, b) in found { #expect(abs(a.x - left) <= 1.5 && abs(b.x - right) <= 1.5, "\(a.x)...\(b.x)") }
+        }
+    }
 }

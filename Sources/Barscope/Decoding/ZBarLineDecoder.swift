@@ -58,6 +58,11 @@ enum ZBarLineDecoder {
         case ZBAR_I25: return n > 0 && n % 2 == 0 ? 5 * n + 7 : nil
         case ZBAR_CODE39: return n > 0 ? 10 * (n + 2) - 1 : nil
         case ZBAR_CODABAR: return n > 1 ? 8 * n - 1 : nil
+        // EAN and UPC: guards of 3, 5 and 3 elements, four a digit; the first digit of an EAN-13 (and the 0 that
+        // makes a UPC-A one) is told by the left half's parities, not drawn; a UPC-E, given expanded, draws six.
+        case ZBAR_EAN13, ZBAR_UPCA, ZBAR_ISBN13, ZBAR_ISBN10: return 59
+        case ZBAR_EAN8: return 43
+        case ZBAR_UPCE: return 33
         default: return nil
         }
     }

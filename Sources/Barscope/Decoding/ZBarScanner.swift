@@ -415,17 +415,18 @@ public final class ZBarScanner {
                         BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
                 }
             }
-            // Where a part can read as a code of its own, ZBar's decoder run along a hit's line gives the read's
-            // first and last bar: the box ends there, never past (a box that ran on over a short quiet zone onto
-            // other bars, 140 px past a tilted I2/5, touched the viewfinder's edge and was dropped as cut by it).
-            if Self.partsReadAsCodes(type),
-                let ends = hits.prefix(3).lazy.compactMap({
-                    ZBarLineDecoder.span(
-                        of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
-                }).first
-            {
+            // ZBar's decoder run along a hit's line gives the read's first and last bar: the box ends there, never
+            // past (a box that ran on over a short quiet zone onto other bars, 140 px past a tilted I2/5, touched
+            // the viewfinder's edge and was dropped as cut by it; a UPC-A's ran on over printed text to the frame's
+            // edge).
+            let decoded = hits.prefix(3).lazy.compactMap {
+                ZBarLineDecoder.span(of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
+            }.first
+            if let ends = decoded {
                 r.corners = BarEdgeRefiner.trimmed(r.corners, to: ends, across: across)
                 r.length = min(r.length, abs((ends.1.x - ends.0.x) * across.x + (ends.1.y - ends.0.y) * across.y))
+            }
+            if Self.partsReadAsCodes(type), let ends = decoded {
                 // Cut across its bars by the image's edge (a viewfinder's), a code reads as a shorter one that ends
                 // at the edge; a read whose first and last bar each have a quiet zone (10 modules) of image beyond
                 // them is whole, whatever the walks along its bars ran into.

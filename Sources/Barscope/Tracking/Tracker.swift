@@ -6,8 +6,8 @@
 /// any other 1D read is held until the same text is read at the same place again (within `Confirmation.window`
 /// frames), and its held reads are then released with their own frames. A blurred EAN or UPC read with a valid check
 /// digit but wrong digits seldom repeats itself, and such a read that disagrees with a track at its place (same
-/// symbology, another text) is dropped while that track lives; so is one several scan lines agreed on, when the track
-/// was read a frame ago. Held and dropped reads are counted.
+/// symbology, another text) is dropped while that track lives; so is one several scan lines agreed on, when the
+/// track's own text is read there in the same frame. Held and dropped reads are counted.
 ///
 /// Not thread-safe: one tracker per scan stream, fed frames in order.
 public final class Tracker {
@@ -114,18 +114,24 @@ public final class Tracker {
             }
             // A read of another text of the same symbology where a track is (within half its size of its last
             // place: two labels side by side or stacked lie further apart) is a misread of that code, not a new one:
-            // a low-margin read while the track lives; a read several of ZBar's scan lines agreed on when the track
-            // was read in this frame or the one before (on a blurred frame neighbouring lines see the same blur and
-            // agree on the same wrong digits, so their number is no margin against a code read a frame ago; a label
-            // swapped for another takes longer than a frame). Only a second decoder's agreement, or a 2D code's
-            // error correction, outweighs the track.
+            // a low-margin read while the track lives; a read several of ZBar's scan lines agreed on when the
+            // track's own text is read there in this same frame (on a blurred frame neighbouring lines see the same
+            // blur and agree on the same wrong digits, so their number is no margin against the other lines' read;
+            // a label swapped for another, or a code whose content changes in place, is not read there any more).
+            // Only a second decoder's agreement, or a 2D code's error correction, outweighs the track.
             let alone = Self.standsAlone(d)
             let independent = ZBarScanner.isTwoDimensional(name: d.type) || d.engine == "both"
+            func readHereNow(_ t: Track) -> Bool {
+                detections.contains {
+                    $0.type == t.type && $0.data == t.data
+                        && $0.center.distance(to: d.center) <= 0.5 * max(t.diagonal, diag)
+                }
+            }
             if confirmation.frames > 1, !independent,
                 tracks.contains(where: {
                     $0.type == d.type && $0.data != d.data
                         && $0.center.distance(to: d.center) <= 0.5 * max($0.diagonal, diag)
-                        && (!alone || frame - $0.lastFrame <= 1)
+                        && (!alone || readHereNow($0))
                 })
             {
                 disagreeing += 1
