@@ -34,14 +34,15 @@ import Testing
     /// 960x540, 35 frames, seed 74, whose frames 16 and 34 have a tilted CODE-39 that ZBar reads whole on a line
     /// grazing its first bars' ends: dropped, before, as a part, the walk over that line stopping 8-12 px short of
     /// the lines beside it; and 960x540, 32 frames, seed 61, whose frame 31 has a part of a tilted I2/5 that
-    /// zxing-cpp reads as a shorter code, and ZBar at twice the size too: added, before, by `--engine both`) and
-    /// their truth. A read's frame is numbered across them: the second clip's from 1000, the third's from 2000, and
+    /// zxing-cpp reads as a shorter code, and ZBar at twice the size too: added, before, by `--engine both`); and
+    /// one that chose nothing: 1280x720, 40 frames, seed 93 (seeds 91-96 and 101-106 were never looked at while
+    /// choosing a rule; docs/accuracy.md gives them all) and their truth. A read's frame is numbered across them: the second clip's from 1000, the third's from 2000, and
     /// so on.
     static let clips: [(path: String, truth: Set<Read>, base: Int)]? = {
         var out: [(String, Set<Read>, Int)] = []
         let specs = [
             ("1", "960x540", 60), ("3", "960x540", 60), ("46", "1280x720", 20), ("74", "960x540", 35),
-            ("61", "960x540", 32),
+            ("61", "960x540", 32), ("93", "1280x720", 40),
         ]
         for (k, (seed, size, frames)) in specs.enumerated() {
             let path = Tool.folder.appendingPathComponent("small-codes-\(seed).mp4").path
