@@ -122,9 +122,7 @@ struct Tool {
     }
 
     static let folder: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-cli-\(getpid())")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        ScratchFolder.make("barscope-cli")
     }()
 }
 

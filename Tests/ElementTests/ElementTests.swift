@@ -34,9 +34,7 @@ enum Plugin {
     }()
 
     static let folderForMedia: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-element-\(getpid())")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        ScratchFolder.make("barscope-element")
     }()
 
     static let eanImage: String = {

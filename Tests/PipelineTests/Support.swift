@@ -6,9 +6,7 @@ import Testing
 /// Test media made by the tests themselves, through real encoders, in a temporary folder per process.
 enum Media {
     static let folder: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("barscope-tests-\(getpid())")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        ScratchFolder.make("barscope-tests")
     }()
 
     private static let made = Locked<[String: String]>([:])
