@@ -66,20 +66,12 @@ struct SoakJudgementTests {
 
     /// Runs `python3 scripts/soak.py --judge FILE ARGS`; returns status and what it printed (both streams).
     func judge(_ file: String, _ args: [String] = []) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments =
+        let r = try Tool.shellResult(
             [
                 "python3", ScriptsTests.root.appendingPathComponent("scripts/soak.py").path, "--judge",
                 Self.fixtures.appendingPathComponent(file).path,
-            ] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+            ] + args)
+        return (r.status, r.stdout + r.stderr)
     }
 
     @Test func aCleanRunPasses() throws {
