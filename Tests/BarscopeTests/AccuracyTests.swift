@@ -194,12 +194,13 @@ import Testing
 
     /// ZBar alone, frame after frame, with no second engine to ask: its own guess of the character set took these
     /// for Big5 (`蹬靼翌QR`, `皜祈岫`, as in the real photos qrcode-2_17 and qrcode-2_30).
-    @Test(arguments: [
-        ([0xC3, 0xDE, 0xBB, 0xDE, 0xB2, 0xDD, 0x51, 0x52], "ﾃﾞｻﾞｲﾝQR"),  // Shift-JIS half-width katakana
-        (Array("MECARD:N:測試;;".utf8), "MECARD:N:測試;;"),  // UTF-8 Chinese without ECI
-        ([0x47, 0x72, 0xFC, 0xDF, 0x65], "Grüße"),  // ISO-8859-1, the 2005 standard's default
-        ([0x83, 0x82, 0x83, 0x6F, 0x83, 0x43, 0x83, 0x8B, 0x5C], "モバイル\\"),  // Shift-JIS double bytes; 0x5C stays \
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0xC3, 0xDE, 0xBB, 0xDE, 0xB2, 0xDD, 0x51, 0x52], "ﾃﾞｻﾞｲﾝQR"),  // Shift-JIS half-width katakana
+            (Array("MECARD:N:測試;;".utf8), "MECARD:N:測試;;"),  // UTF-8 Chinese without ECI
+            ([0x47, 0x72, 0xFC, 0xDF, 0x65], "Grüße"),  // ISO-8859-1, the 2005 standard's default
+            ([0x83, 0x82, 0x83, 0x6F, 0x83, 0x43, 0x83, 0x8B, 0x5C], "モバイル\\"),  // Shift-JIS double bytes; 0x5C stays \
+        ] as [([UInt8], String)])
     func legacyCharacterSetsAreReadWithoutASecondEngine(bytes: [UInt8], text: String) throws {
         let picture = Picture(try QRCode.symbol(bytes: bytes, text: text), module: 4)
         let found = picture.with { BarcodeReader(engine: .zbar).read($0) }

@@ -222,7 +222,8 @@ enum BarEdgeRefiner {
             let past = near.contains(i) ? ts[i] < lo - slack : ts[i] > hi + slack
             guard past, abs(ts[i] - ts[j]) > 1e-9 else { continue }
             let f = (target - ts[j]) / (ts[i] - ts[j])
-            out[i] = Point(corners[j].x + (corners[i].x - corners[j].x) * f, corners[j].y + (corners[i].y - corners[j].y) * f)
+            out[i] = Point(
+                corners[j].x + (corners[i].x - corners[j].x) * f, corners[j].y + (corners[i].y - corners[j].y) * f)
         }
         return out
     }

@@ -420,7 +420,8 @@ public final class ZBarScanner {
             // the viewfinder's edge and was dropped as cut by it; a UPC-A's ran on over printed text to the frame's
             // edge).
             let decoded = hits.prefix(3).lazy.compactMap {
-                ZBarLineDecoder.span(of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
+                ZBarLineDecoder.span(
+                    of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
             }.first
             if let ends = decoded {
                 r.corners = BarEdgeRefiner.trimmed(r.corners, to: ends, across: across)
