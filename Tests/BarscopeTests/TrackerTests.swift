@@ -93,8 +93,8 @@ import Testing
 
     /// A blurred frame gives a wrong text that several of ZBar's lines agree on, beside the right text from its
     /// other lines (the real photo upce-2_03 in motion: two such tracks at once): no new code. A code whose content
-    /// changes in place (the old text no longer read there) is a new code at once; a second decoder's agreement
-    /// always is.
+    /// changes in place (the old text no longer read there) is a new code once read twice; a second decoder's
+    /// agreement is one at once.
     @Test func aStrongReadThatDisagreesWithTheCodeReadThereInTheSameFrameIsDropped() {
         let t = Tracker()
         _ = t.update(frame: 0, ptsNs: 0, detections: [ean("0050968000093", at: 100, quality: 5)])
@@ -105,8 +105,17 @@ import Testing
         var both = ean("0052868000098", at: 103, quality: 1)
         both.engine = "both"
         #expect(t.update(frame: 2, ptsNs: 2, detections: [both]).ids[0] != nil)
-        let changed = t.update(frame: 3, ptsNs: 3, detections: [ean("4006381333931", at: 100, quality: 3)])
-        #expect(changed.ids[0] != nil && t.tracksStarted == 3)
+        // The content changes in place (the code read a frame ago, not read now): held until read again (a misread
+        // seldom repeats: the real photo upca-2_23 gave one such read in tracked mode), then reported with its own
+        // frame.
+        let changed = t.update(frame: 3, ptsNs: 3, detections: [ean("5901234123457", at: 101, quality: 3)])
+        #expect(changed.ids == [nil] && t.tracksStarted == 2)
+        let again = t.update(frame: 4, ptsNs: 4, detections: [ean("5901234123457", at: 102, quality: 3)])
+        #expect(again.ids[0] != nil && t.tracksStarted == 3)
+        #expect(t.released.map(\.frame) == [3])
+        // Gone a while (a label swapped for another by hand): a strong read there is a new code at once.
+        let swapped = t.update(frame: 9, ptsNs: 9, detections: [ean("4006381333931", at: 100, quality: 3)])
+        #expect(swapped.ids[0] != nil && t.tracksStarted == 4)
     }
 
     /// 2D codes (error correction) and 1D reads several lines agreed on are reported at once; with one frame to
