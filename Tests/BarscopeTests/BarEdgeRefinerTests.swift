@@ -386,7 +386,7 @@ import Testing
         let box = [Point(450, 490), Point(462, 630), Point(1080, 572), Point(1068, 428)]
         let across = Point(cos(-5 * Double.pi / 180), sin(-5 * Double.pi / 180))
         let ends = (Point(452, 560), Point(940, 517))
-        let cut = BarEdgeRefiner.trimmed(box, to: ends, across: across)
+        let cut = BarEdgeRefiner.trimmed(box, to: ends, across: across, slack: 5)
         func t(_ p: Point) -> Double { p.x * across.x + p.y * across.y }
         #expect(abs(t(cut[2]) - t(ends.1)) < 0.5 && abs(t(cut[3]) - t(ends.1)) < 0.5, "\(cut)")
         #expect(cut[0] == box[0] && cut[1] == box[1])
@@ -397,6 +397,6 @@ import Testing
             #expect(abs(side.0 * moved.1 - side.1 * moved.0) < 1e-6)
         }
         // A box within the read's ends is left as it is.
-        #expect(BarEdgeRefiner.trimmed(box, to: (Point(440, 560), Point(1090, 500)), across: across) == box)
+        #expect(BarEdgeRefiner.trimmed(box, to: (Point(440, 560), Point(1090, 500)), across: across, slack: 5) == box)
     }
 }

@@ -84,4 +84,22 @@ struct ZBarScannerTests {
         #expect(kept([Self.read("742332", x: 1200, type: "I2/5"), whole]).count == 2)
         #expect(kept([Self.read("742332", x: 460, type: "CODE-128"), whole]).count == 2)
     }
+
+    /// Hits piled at one end of a code are told by the code's own least length: two lines' hits 9 px apart on a
+    /// 10-digit I2/5 (78 modules at least) cannot be its two ends (the real photo itf-1_7 in motion: boxed 9 px long
+    /// and dropped, under a fixed 8 px); hits across its whole length can; a symbology of unknown length keeps 8 px.
+    @Test func hitsArePiledWhenTheyCannotSpanTheCode() {
+        let twoLines = Bounds(x: 174, y: 333, width: 9, height: 34)
+        #expect(ZBarScanner.hitsPiled(twoLines, alongX: true, type: "I2/5", data: "0817605453"))
+        #expect(
+            !ZBarScanner.hitsPiled(
+                Bounds(x: 200, y: 150, width: 840, height: 200), alongX: true, type: "I2/5", data: "0817605453"))
+        #expect(!ZBarScanner.hitsPiled(twoLines, alongX: true, type: "SQ-Code", data: "x"))
+        #expect(
+            ZBarScanner.hitsPiled(Bounds(x: 0, y: 0, width: 7, height: 30), alongX: true, type: "SQ-Code", data: "x"))
+        // All on one line: no extent across the bars.
+        #expect(
+            ZBarScanner.hitsPiled(
+                Bounds(x: 200, y: 150, width: 840, height: 1), alongX: true, type: "I2/5", data: "0817605453"))
+    }
 }

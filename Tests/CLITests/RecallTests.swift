@@ -36,8 +36,8 @@ import Testing
     /// the lines beside it; and 960x540, 32 frames, seed 61, whose frame 31 has a part of a tilted I2/5 that
     /// zxing-cpp reads as a shorter code, and ZBar at twice the size too: added, before, by `--engine both`); and
     /// one that chose nothing: 1280x720, 40 frames, seed 93 (seeds 91-96 and 101-106 were never looked at while
-    /// choosing a rule; docs/accuracy.md gives them all) and their truth. A read's frame is numbered across them: the second clip's from 1000, the third's from 2000, and
-    /// so on.
+    /// choosing a rule; docs/accuracy.md gives them all) and their truth. A read's frame is numbered across them:
+    /// the second clip's from 1000, the third's from 2000, and so on.
     static let clips: [(path: String, truth: Set<Read>, base: Int)]? = {
         var out: [(String, Set<Read>, Int)] = []
         let specs = [

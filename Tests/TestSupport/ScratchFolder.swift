@@ -1,7 +1,7 @@
 import Foundation
 
-/// A temporary folder for one test process's media, removed when the process exits: each run of the suite left its
-/// folders of clips, recordings and images behind (81 such folders, gigabytes, in /tmp after a day of runs).
+/// A temporary folder for one test process's media, removed when the process exits: each run of the suite used to
+/// leave its folders of clips, recordings and images behind in /tmp.
 public enum ScratchFolder {
     /// `TMPDIR/PREFIX-PID`, made now and removed at exit.
     public static func make(_ prefix: String) -> URL {

@@ -184,32 +184,14 @@ enum BarEdgeRefiner {
         var runsOffImage: Bool
     }
 
-    /// The code's outline as a quadrilateral fitted to its bars, from a first box around it (`corners`) and the
-    /// direction across its bars. Three estimates, each from the image:
-    /// 1. where the bars begin and end across them on three lines of the first box (its ends, roughly);
-    /// 2. where the bars end along them, in up to four windows across the code: each line outward from the
-    ///    strongest is still on the bars while it carries the bars' own pattern, measured as its covariance with
-    ///    the line before it over that line's spread (a line past the bars, on a label's margin, printed digits or
-    ///    a busy background, has a spread of its own but none of the bars'); the end is where that falls to half
-    ///    the strongest line's spread. A line fitted through each side's window ends gives the top and bottom
-    ///    edges, sloped as perspective or a wrong direction leaves them;
-    /// 3. the first and last bar's edge on seven lines spread over the bars' height: a line fitted through each
-    ///    side's gives the start and end edges, leaning as the bars lean.
-    /// The four lines' intersections are the corners (a perspective view's quadrilateral, not forced to a
-    /// rectangle). Every window and tolerance scales with the code's length and the bars' measured widths.
-    /// Where the end edges found lean more than a degree from square to the direction given (a direction judged
-    /// from a busy neighbourhood), the fit is made once more across the bars as they lean: its lines then run
-    /// square to the bars, as the windows' and lines' estimates assume.
     /// The box cut across the bars where the read's own first and last bar lie (`ends`, on one scan line): an end
-    /// past them by more than the read's narrowest module is moved back to them along the box's sides. An end short
-    /// of them stays (the line's ends say where the read is, not how far the bars' ends let a box go).
-    static func trimmed(_ corners: [Point], to ends: (Point, Point), across u: Point) -> [Point] {
+    /// past them by more than `slack` (a module) is moved back to them along the box's sides. An end short of them
+    /// stays (the line's ends say where the read is, not how far the bars' ends let a box go).
+    static func trimmed(_ corners: [Point], to ends: (Point, Point), across u: Point, slack: Double) -> [Point] {
         guard corners.count == 4 else { return corners }
         func t(_ p: Point) -> Double { p.x * u.x + p.y * u.y }
         let (a, b) = (t(ends.0), t(ends.1))
         let (lo, hi) = (min(a, b), max(a, b))
-        // Narrowest module at most: the run holds its elements at least a module each.
-        let slack = max(1, (hi - lo) / 60)
         let ts = corners.map(t)
         let order = ts.indices.sorted { ts[$0] < ts[$1] }
         let near = Set(order.prefix(2))
@@ -228,6 +210,22 @@ enum BarEdgeRefiner {
         return out
     }
 
+    /// The code's outline as a quadrilateral fitted to its bars, from a first box around it (`corners`) and the
+    /// direction across its bars. Three estimates, each from the image:
+    /// 1. where the bars begin and end across them on three lines of the first box (its ends, roughly);
+    /// 2. where the bars end along them, in up to four windows across the code: each line outward from the
+    ///    strongest is still on the bars while it carries the bars' own pattern, measured as its covariance with
+    ///    the line before it over that line's spread (a line past the bars, on a label's margin, printed digits or
+    ///    a busy background, has a spread of its own but none of the bars'); the end is where that falls to half
+    ///    the strongest line's spread. A line fitted through each side's window ends gives the top and bottom
+    ///    edges, sloped as perspective or a wrong direction leaves them;
+    /// 3. the first and last bar's edge on seven lines spread over the bars' height: a line fitted through each
+    ///    side's gives the start and end edges, leaning as the bars lean.
+    /// The four lines' intersections are the corners (a perspective view's quadrilateral, not forced to a
+    /// rectangle). Every window and tolerance scales with the code's length and the bars' measured widths.
+    /// Where the end edges found lean more than a degree from square to the direction given (a direction judged
+    /// from a busy neighbourhood), the fit is made once more across the bars as they lean: its lines then run
+    /// square to the bars, as the windows' and lines' estimates assume.
     static func refine(_ corners: [Point], in image: LumaImage, across uDir: Point, again: Bool = true) -> Refined {
         // Unrefined, the box's own extent across the bars stands.
         let us = corners.map { $0.x * uDir.x + $0.y * uDir.y }

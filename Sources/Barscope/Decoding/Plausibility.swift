@@ -9,10 +9,7 @@ enum Plausibility {
         if let across = d.lengthAcrossBars, across < 1 { return false }
         // The longest side, not the length across the bars: under perspective the box's ends can fall short while
         // the read is right; a phantom is short every way.
-        // 0.9: box ends are found to the pixel, and a code printed at one pixel a module loses half at each end.
-        if let modules = minimumModules(type: d.type, data: d.data), length(of: d.polygon) < 0.9 * Double(modules) {
-            return false
-        }
+        if let least = leastLength(type: d.type, data: d.data), length(of: d.polygon) < least { return false }
         if cropped {
             // Any side: the hits of a code that runs out of the crop pile up on the crop's edge.
             let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
@@ -30,6 +27,13 @@ enum Plausibility {
     /// Within a pixel of any side of `rect`.
     static func touches(_ b: PixelRect, edgeOf rect: PixelRect) -> Bool {
         b.x <= rect.x + 1 || b.y <= rect.y + 1 || b.maxX >= rect.maxX - 1 || b.maxY >= rect.maxY - 1
+    }
+
+    /// The shortest a 1D symbol with this text can be in pixels: its fewest modules at a pixel each, times 0.9 (box
+    /// ends are found to the pixel, and a code printed at one pixel a module loses half at each end); nil when not
+    /// known.
+    static func leastLength(type: String, data: String) -> Double? {
+        minimumModules(type: type, data: data).map { 0.9 * Double($0) }
     }
 
     /// The fewest modules a 1D symbol with this text spans, quiet zones left out; nil when not known.

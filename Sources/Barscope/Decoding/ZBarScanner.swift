@@ -9,10 +9,13 @@ public final class ZBarScanner {
     /// What the settings enable, symbology by symbology (ZBar's defaults counted), for `setKinds` to restore.
     private var enabled: [(symbology: zbar_symbol_type_t, on: Int32)] = []
     private let settings: ScannerSettings
+    /// The settings ask for payloads' bytes as they are (`-Sbinary`): a QR code's text is then not guessed.
+    private let keepsBytes: Bool
 
     /// - Parameter settings: `-S` values applied after ZBar's defaults.
     public init(settings: ScannerSettings = ScannerSettings()) {
         self.settings = settings
+        keepsBytes = settings.binary
         scanner = Self.make(settings)
         enabled = Self.allSymbologies.map { sym in
             var v: Int32 = 0
@@ -119,11 +122,20 @@ public final class ZBarScanner {
         return Self.withoutParts(Self.withoutJoinedHalves(reads))
     }
 
+    /// Whether a 1D read's hits are piled at one end of it (or on one scan line), so that they cannot give its
+    /// extent: their spread along the scan is shorter than the code could be at a pixel a module (its symbology's
+    /// fewest modules for this text; 8 px for a symbology whose length is not known), or under 2 px across it.
+    /// (Seen: a tilted I2/5 read on two lines at its first bars, hits 9 px apart, boxed 9 px long and dropped.)
+    static func hitsPiled(_ spread: Bounds, alongX: Bool, type: String, data: String) -> Bool {
+        let least = Plausibility.leastLength(type: type, data: data) ?? 8
+        return Double(alongX ? spread.width : spread.height) < least || (alongX ? spread.height : spread.width) < 2
+    }
+
     /// A scan line through a tilted I2/5, CODE-39 or Codabar that leaves it through its bars' ends reads a part of
     /// it, which these symbologies take for a shorter code; where another line of the same image read the whole,
     /// the part lies on it: a read whose text is inside a longer read's of the same symbology, and whose centre is
     /// inside that read's box, is that read's part, and is dropped (seen on a 720p clip: `742332` in
-    /// `7423321081`, read on one line, in 4 of 60 frames).
+    /// `7423321081`, read on one line).
     static func withoutParts(_ reads: [Detection]) -> [Detection] {
         guard reads.count > 1, reads.contains(where: { partsReadAsCodes(name: $0.type) }) else { return reads }
         return reads.filter { part in
@@ -136,8 +148,8 @@ public final class ZBarScanner {
     }
 
     /// ZBar joins an EAN's or a UPC's halves as its scan lines meet them, and a line across two such codes side by
-    /// side can join one code's half to the other's (seen on a low-bitrate 1080p clip: two codes 200 px apart gave
-    /// two more numbers, in 59 of 180 frames): a third number, whose check digit passes one time in ten. A read
+    /// side can join one code's half to the other's (seen on a low-bitrate 1080p clip: two codes side by side gave
+    /// two more numbers): a third number, whose check digit passes one time in ten. A read
     /// whose left half is one read's and whose right half is another's, those two read in separate places, is such
     /// a join, and is dropped. (Two codes that share a half, read apart, are not: neither is made of the other two.)
     static func withoutJoinedHalves(_ reads: [Detection]) -> [Detection] {
@@ -310,7 +322,7 @@ public final class ZBarScanner {
         // Bytes that are no text (a binary payload, or any bytes in binary mode that are not UTF-8) are kept as they
         // are, beside a readable rendering.
         let text =
-            type == ZBAR_QRCODE && !settings.binary
+            type == ZBAR_QRCODE && !keepsBytes
             ? QRByteText.text(bytes) : String(validating: bytes, as: UTF8.self)
         let data = text ?? String(decoding: bytes, as: UTF8.self)
         var points: [Point] = []
@@ -337,13 +349,7 @@ public final class ZBarScanner {
             // the hit's line says where the read's characters lie.
             let hits = points
             var oneLine = false
-            let spread = Bounds(enclosing: points)
-            // Piled: the hits' spread along the scan is shorter than the code could be at a pixel a module (its
-            // symbology's fewest modules for this text, with Plausibility's allowance for ends), so they cannot lie
-            // at both its ends (seen: a tilted I2/5 read on two lines at its first bars, hits 9 px apart, boxed 9 px
-            // long and dropped).
-            let shortest = 0.9 * Double(Plausibility.minimumModules(type: name, data: data) ?? 9)
-            if Double(alongX ? spread.width : spread.height) < shortest || (alongX ? spread.height : spread.width) < 2 {
+            if Self.hitsPiled(Bounds(enclosing: points), alongX: alongX, type: name, data: data) {
                 // The first hit whose line crossed the whole code; without that test, the longest extent of a
                 // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).
                 let whole = Self.partsReadAsCodes(type)
@@ -395,8 +401,8 @@ public final class ZBarScanner {
             // joined from lines that each crossed half) and the refiner could not reach its ends (too faint).
             // Where a part cannot read as a shorter code (fixed length or check characters), the longest run of
             // bars along the hits' lines is the code's extent, if longer.
-            if !Self.partsReadAsCodes(type), let fewest = Plausibility.minimumModules(type: name, data: data),
-                Plausibility.length(of: r.corners) < 0.9 * Double(fewest)
+            if !Self.partsReadAsCodes(type), let least = Plausibility.leastLength(type: name, data: data),
+                Plausibility.length(of: r.corners) < least
             {
                 let runs = hits.prefix(8).compactMap {
                     BarEdgeRefiner.singleLineSpan(hit: $0, scan: axis, whole: false, in: image)
@@ -416,26 +422,28 @@ public final class ZBarScanner {
                 }
             }
             // ZBar's decoder run along a hit's line gives the read's first and last bar: the box ends there, never
-            // past (a box that ran on over a short quiet zone onto other bars, 140 px past a tilted I2/5, touched
-            // the viewfinder's edge and was dropped as cut by it; a UPC-A's ran on over printed text to the frame's
+            // past (a box that ran on over a short quiet zone onto other bars past a tilted I2/5 touched the
+            // viewfinder's edge and was dropped as cut by it; a UPC-A's ran on over printed text to the frame's
             // edge).
             let decoded = hits.prefix(3).lazy.compactMap {
                 ZBarLineDecoder.span(
                     of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
             }.first
             if let ends = decoded {
-                r.corners = BarEdgeRefiner.trimmed(r.corners, to: ends, across: across)
-                r.length = min(r.length, abs((ends.1.x - ends.0.x) * across.x + (ends.1.y - ends.0.y) * across.y))
-            }
-            if Self.partsReadAsCodes(type), let ends = decoded {
-                // Cut across its bars by the image's edge (a viewfinder's), a code reads as a shorter one that ends
-                // at the edge; a read whose first and last bar each have a quiet zone (10 modules) of image beyond
-                // them is whole, whatever the walks along its bars ran into.
+                // A module: the run over the fewest modules its text can span (span knows only such symbologies).
                 let run = ends.0.distance(to: ends.1)
-                let quiet = 10 * run / Double(Plausibility.minimumModules(type: name, data: data) ?? 10)
-                let size = Double(abs(axis.x) >= abs(axis.y) ? image.width : image.height)
-                let along = [ends.0, ends.1].map { abs(axis.x) >= abs(axis.y) ? $0.x : $0.y }
-                r.runsOffImage = along.contains { $0 < quiet || $0 > size - quiet }
+                let module = run / Double(Plausibility.minimumModules(type: name, data: data) ?? 1)
+                // About a module's slack: a sixtieth of the run (an EAN-13 spans 95 modules, a 10-digit I2/5 78).
+                r.corners = BarEdgeRefiner.trimmed(r.corners, to: ends, across: across, slack: max(1, run / 60))
+                r.length = min(r.length, abs((ends.1.x - ends.0.x) * across.x + (ends.1.y - ends.0.y) * across.y))
+                if Self.partsReadAsCodes(type) {
+                    // Cut across its bars by the image's edge (a viewfinder's), a code reads as a shorter one that
+                    // ends at the edge; a read whose first and last bar each have a quiet zone (10 modules) of image
+                    // beyond them is whole, whatever the walks along its bars ran into.
+                    let size = Double(alongX ? image.width : image.height)
+                    let along = [ends.0, ends.1].map { alongX ? $0.x : $0.y }
+                    r.runsOffImage = along.contains { $0 < 10 * module || $0 > size - 10 * module }
+                }
             }
             // A code cut by the image's edge is boxed to the edge: its outline goes on past it only as far as the
             // fit's lines run, and what no pixel shows is no place of the code's.

@@ -48,8 +48,8 @@ public final class HTTPExchange: @unchecked Sendable {
     /// closes a kept-alive connection the client closed while idle: its socket stays in CLOSE-WAIT, with its
     /// memory, for the life of the process (fixed in 3.3.0 by libsoup commit d20c6601, as gvsbuild's backport of it,
     /// its PR 849, says; not checked against libsoup's history here). The service soak
-    /// (scripts/soak_serve.py) saw one descriptor leak per request, 225 in 3 minutes. A connection per request costs
-    /// a TCP handshake; a connection that is never closed costs a descriptor for good.
+    /// (scripts/soak_serve.py) saw one descriptor leak per request (docs/decisions.md). A connection per request
+    /// costs a TCP handshake; a connection that is never closed costs a descriptor for good.
     static func closeAfter(_ message: OpaquePointer) {
         soup_message_headers_replace(soup_server_message_get_response_headers(message), "Connection", "close")
     }

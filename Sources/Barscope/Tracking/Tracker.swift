@@ -121,26 +121,25 @@ public final class Tracker {
             // Only a second decoder's agreement, or a 2D code's error correction, outweighs the track.
             var alone = Self.standsAlone(d)
             let independent = ZBarScanner.isTwoDimensional(name: d.type) || d.engine == "both"
+            func contradicts(_ t: Track) -> Bool {
+                t.type == d.type && t.data != d.data && t.center.distance(to: d.center) <= 0.5 * max(t.diagonal, diag)
+            }
             func readHereNow(_ t: Track) -> Bool {
                 detections.contains {
                     $0.type == t.type && $0.data == t.data
                         && $0.center.distance(to: d.center) <= 0.5 * max(t.diagonal, diag)
                 }
             }
-            let disagreeing = tracks.filter {
-                $0.type == d.type && $0.data != d.data
-                    && $0.center.distance(to: d.center) <= 0.5 * max($0.diagonal, diag)
-            }
-            if confirmation.frames > 1, !independent, !disagreeing.isEmpty {
-                if !alone || disagreeing.contains(where: readHereNow) {
-                    self.disagreeing += 1
+            if confirmation.frames > 1, !independent, tracks.contains(where: contradicts) {
+                if !alone || tracks.contains(where: { contradicts($0) && readHereNow($0) }) {
+                    disagreeing += 1
                     ids.append(nil)
                     continue
                 }
                 // Where a code was read a frame ago and is not read now, a strong read of another text is a new
                 // code only once it is read again (a code whose content changes in place), and is held as a
                 // low-margin read is (released with its own frame when confirmed).
-                if disagreeing.contains(where: { frame - $0.lastFrame <= 1 }) { alone = false }
+                if tracks.contains(where: { contradicts($0) && frame - $0.lastFrame <= 1 }) { alone = false }
             }
             var seen = 1
             var first: (frame: Int, ptsNs: UInt64?, detection: Detection) = (frame, ptsNs, d)
