@@ -85,6 +85,26 @@ struct ZBarScannerTests {
         #expect(kept([Self.read("742332", x: 460, type: "CODE-128"), whole]).count == 2)
     }
 
+    /// A line that left a tilted I2/5 through its bars' ends and read its last characters from the background 600 px
+    /// on (the kit's seed 3131, q-1080-mp4-hard, frame 21 in the 4:3 viewfinder: boxed 945 px long) decodes a
+    /// longer run than the lines that crossed the code: the shorter median of the runs is the code's, and the
+    /// stray line's hit, far outside it, is no end of the code; hits on lines farther away may lie as far outside
+    /// as a code tilted 45 degrees puts its ends.
+    @Test func aLineThatReadOnPastTheCodeIsNoEndOfIt() {
+        let hits = [Point(1521, 658), Point(580, 659), Point(916, 660), Point(580, 661), Point(915, 662)]
+        let runs: [Point: (Point, Point)] = [
+            Point(1521, 658): (Point(580.1, 658), Point(1521.3, 658)),
+            Point(580, 659): (Point(580.1, 659), Point(915.2, 659)),
+            Point(916, 660): (Point(580.3, 660), Point(916.1, 660)),
+        ]
+        let run = ZBarScanner.decodedRun(hits: hits) { runs[$0] }
+        #expect(run.map { $0.0.distance(to: $0.1) }.map { abs($0 - 335.8) < 0.1 } == true)
+        let kept = ZBarScanner.hits(hits, within: run!, alongX: true, slack: 5.6)
+        #expect(kept == Array(hits.dropFirst()))
+        #expect(ZBarScanner.hits([Point(640, 759)], within: run!, alongX: true, slack: 5.6).count == 1)
+        #expect(ZBarScanner.decodedRun(hits: hits) { _ in nil }.map { _ in true } == nil)
+    }
+
     /// Hits piled at one end of a code are told by the code's own least length: two lines' hits 9 px apart on a
     /// 10-digit I2/5 (78 modules at least) cannot be its two ends (the real photo itf-1_7 in motion: boxed 9 px long
     /// and dropped, under a fixed 8 px); hits across its whole length can; a symbology of unknown length keeps 8 px.

@@ -131,6 +131,26 @@ public final class ZBarScanner {
         return Double(alongX ? spread.width : spread.height) < least || (alongX ? spread.height : spread.width) < 2
     }
 
+    /// The decoder's run through the first few hits that give one: the shorter median of them (a line that left
+    /// the code and read on elsewhere runs longer, never shorter).
+    static func decodedRun(hits: [Point], span: (Point) -> (Point, Point)?) -> (Point, Point)? {
+        let runs = hits.prefix(5).compactMap(span).sorted { $0.0.distance(to: $0.1) < $1.0.distance(to: $1.1) }
+        return runs.isEmpty ? nil : runs[(runs.count - 1) / 2]
+    }
+
+    /// The hits no farther outside the run `ends` (along the scan) than they are from its line across the scan,
+    /// give or take `slack` (about a module).
+    static func hits(_ hits: [Point], within ends: (Point, Point), alongX: Bool, slack: Double) -> [Point] {
+        let (lo, hi) =
+            alongX
+            ? (min(ends.0.x, ends.1.x), max(ends.0.x, ends.1.x)) : (min(ends.0.y, ends.1.y), max(ends.0.y, ends.1.y))
+        let line = alongX ? ends.0.y : ends.0.x
+        return hits.filter { hit in
+            let (along, off) = alongX ? (hit.x, abs(hit.y - line)) : (hit.y, abs(hit.x - line))
+            return along >= lo - off - slack && along <= hi + off + slack
+        }
+    }
+
     /// A scan line through a tilted I2/5, CODE-39 or Codabar that leaves it through its bars' ends reads a part of
     /// it, which these symbologies take for a shorter code; where another line of the same image read the whole,
     /// the part lies on it: a read whose text is inside a longer read's of the same symbology, and whose centre is
@@ -347,6 +367,24 @@ public final class ZBarScanner {
             // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
             // I2/5 takes for a shorter code); where a line beside the hit's runs longer, ZBar's decoder run along
             // the hit's line says where the read's characters lie.
+            // ZBar's decoder run along a hit's line gives the read's first and last bar. A line that left the code
+            // through its bars' ends and found the rest of its elements farther on (seen: a tilted I2/5 whose top
+            // line ran on 600 px over a background to a hit of its own) decodes a longer run than the lines that
+            // crossed the code; so of a few hits' runs the shorter median is the code's, and a hit farther outside
+            // it than its line is from the run's line (a code's end moves along the scan by at most that, tilted up
+            // to 45 degrees, past which ZBar reads it on the other axis) is such a line's, and is no end of the code.
+            let decoded = Self.decodedRun(hits: points) {
+                ZBarLineDecoder.span(
+                    of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
+            }
+            if let ends = decoded {
+                let kept = Self.hits(
+                    points, within: ends, alongX: alongX, slack: max(1, ends.0.distance(to: ends.1) / 60))
+                if kept.count >= 2, kept.count < points.count {
+                    points = kept
+                    across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
+                }
+            }
             let hits = points
             var oneLine = false
             if Self.hitsPiled(Bounds(enclosing: points), alongX: alongX, type: name, data: data) {
@@ -421,14 +459,9 @@ public final class ZBarScanner {
                         BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
                 }
             }
-            // ZBar's decoder run along a hit's line gives the read's first and last bar: the box ends there, never
-            // past (a box that ran on over a short quiet zone onto other bars past a tilted I2/5 touched the
-            // viewfinder's edge and was dropped as cut by it; a UPC-A's ran on over printed text to the frame's
-            // edge).
-            let decoded = hits.prefix(3).lazy.compactMap {
-                ZBarLineDecoder.span(
-                    of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
-            }.first
+            // The box ends at the read's first and last bar, never past (a box that ran on over a short quiet zone
+            // onto other bars past a tilted I2/5 touched the viewfinder's edge and was dropped as cut by it; a
+            // UPC-A's ran on over printed text to the frame's edge).
             if let ends = decoded {
                 // A module: the run over the fewest modules its text can span (span knows only such symbologies).
                 let run = ends.0.distance(to: ends.1)
