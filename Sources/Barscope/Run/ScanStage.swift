@@ -16,6 +16,8 @@ final class ScanStage: @unchecked Sendable {
     private let sequencer: Locked<ResultSequencer<[UInt8]?>>
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
+    /// Untracked mode: the codes the frames before read, looked for again where a frame misses them.
+    private let known: KnownCodes?
     /// Tracked mode: searches made so far, and whether the last full-size 2D read found a code (the full-size 2D
     /// read of the changed areas runs at every gated search while there are such codes, else at every
     /// `trackedSmall2DEvery`-th).
@@ -49,6 +51,7 @@ final class ScanStage: @unchecked Sendable {
         let c = parts.configuration
         let k = c.input.isLive ? Self.liveStreams.add(1, ordering: .relaxed).oldValue : 0
         searchPhase = k % max(1, c.trackedInterval)
+        known = c.tracked ? nil : KnownCodes(forgetAfter: c.lostAfterFrames, inOrder: !c.input.isLive)
         changes =
             c.tracked && c.trackedWholeSearchEvery > 1
             ? ChangedAreas(wholeEvery: c.trackedWholeSearchEvery, phase: k % c.trackedWholeSearchEvery) : nil
@@ -87,6 +90,7 @@ final class ScanStage: @unchecked Sendable {
     /// Finishes the frames handed over, leaves the pool. Safe to call more than once, or without `start()`.
     func stop() {
         searches.end()
+        known?.end()
         let l = lane.withLock { l -> ScanLane? in
             defer { l = nil }
             return l
@@ -220,6 +224,7 @@ final class ScanStage: @unchecked Sendable {
 
     /// Puts a frame's results in order: read cycles, the ledger (for the overlay), the metrics and the events.
     private func deliver(_ job: ScanPool.Job, _ found: [Detection], _ view: [UInt8]?) {
+        known?.record(job.sequence, found)
         // Read in the scanned area; reported only wholly inside the viewfinder.
         let viewfinder = parts.ledger.stamp(of: job.frame)?.region
         let detections =
@@ -274,7 +279,11 @@ final class ScanStage: @unchecked Sendable {
         let mapping = CropMapping(region: region)
         guard c.tracked else {
             scanner.zbarScanner.setDensity(1)
-            return (scanner.read(luma, mapping: mapping, viewfinder: region, frame: job.frame), [])
+            let found = scanner.read(luma, mapping: mapping, viewfinder: region, frame: job.frame)
+            guard let known else { return (found, []) }
+            let again = scanner.confirmed(
+                known.recent(before: job.sequence), missingFrom: found, in: luma, mapping: mapping, viewfinder: region)
+            return (found + again, [])
         }
         if search(for: job.sequence, interval: max(1, c.trackedInterval)) == job.sequence {
             let found = trackedSearch(luma, sequence: job.sequence, mapping: mapping, region: region, with: scanner)

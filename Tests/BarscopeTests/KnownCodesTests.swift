@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import Barscope
+
+/// A frame's second look at the codes the frames before it read (`KnownCodes`, `BarcodeReader.confirmed`).
+@Suite struct KnownCodesTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures/known-codes/ean13-3_34-frame24.jpg").standardized.path
+    /// Where frame 23 of the clip read the code (full-frame pixels).
+    static let frame23 = [Point(483.9, 212.5), Point(432, 317.4), Point(856.9, 468), Point(892.4, 349.5)]
+
+    /// A real code in motion that ZBar misses in one frame is read there as the known code it was a frame before,
+    /// boxed on its bars; a known text the frame does not hold there is not read (a second look confirms, it never
+    /// reads something new).
+    @Test func aCodeMissedBetweenFramesThatReadItIsReadAsTheKnownCode() throws {
+        let reader = BarcodeReader(engine: .zbar)
+        try ImageScanner(engine: .zbar, thorough: false).withLumaPlane(ofImageAt: Self.fixture) { image in
+            let plain = reader.read(image)
+            #expect(plain.isEmpty, "the fixture is a frame ZBar misses: \(plain.map(\.data))")
+            let known = KnownCodes.Code(type: "EAN-13", data: "9780201310054", polygon: Self.frame23, sequence: 23)
+            let found = reader.confirmed([known], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
+            #expect(found.map(\.data) == ["9780201310054"])
+            // On the bars: every corner within 12 px of where frame 23 had them (the code moved a few pixels since).
+            if let d = found.first {
+                for corner in d.polygon {
+                    #expect(Self.frame23.map { $0.distance(to: corner) }.min()! < 12, "\(d.polygon)")
+                }
+            }
+            let other = KnownCodes.Code(type: "EAN-13", data: "9780201310061", polygon: Self.frame23, sequence: 23)
+            #expect(reader.confirmed([other], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil).isEmpty)
+            // Already read in this frame: nothing to look for.
+            #expect(reader.confirmed([known], missingFrom: found, in: image, mapping: CropMapping(), viewfinder: nil).isEmpty)
+        }
+    }
+
+    /// Codes are known from the frames before, for `forgetAfter` - 1 frames after the last that read them; a frame
+    /// later than the one asking is not among them.
+    @Test func codesAreKnownFromTheFramesBeforeUntilForgotten() {
+        let memory = KnownCodes(forgetAfter: 3, inOrder: false)
+        let code = Detection(type: "EAN-13", data: "4006381333931", quality: 3, polygon: Self.frame23)
+        memory.record(0, [code])
+        memory.record(1, [])
+        #expect(memory.recent(before: 1).map(\.data) == ["4006381333931"])
+        #expect(memory.recent(before: 2).map(\.sequence) == [0])
+        #expect(memory.recent(before: 3).isEmpty)
+        #expect(memory.recent(before: 0).isEmpty)
+        memory.record(2, [])
+        memory.record(3, [])
+        #expect(memory.recent(before: 2).isEmpty, "forgotten once frame 3 was recorded")
+    }
+
+    /// A file's frame waits for every frame before it to be recorded, whichever worker finishes first: the frame
+    /// asking for frame 2's codes gets the code frame 1 read, though it asked before frame 1 was recorded.
+    @Test func aFilesFrameSeesEveryFrameBeforeIt() async {
+        let memory = KnownCodes(forgetAfter: 15, inOrder: true)
+        let asking = Task.detached { memory.recent(before: 2).map(\.data) }
+        memory.record(0, [])
+        memory.record(1, [Detection(type: "QR-Code", data: "late", quality: 1, polygon: Self.frame23)])
+        #expect(await asking.value == ["late"])
+        memory.end()
+    }
+}
