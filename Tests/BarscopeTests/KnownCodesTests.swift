@@ -3,7 +3,7 @@ import Testing
 
 @testable import Barscope
 
-/// A frame's second look at the codes the frames before it read (`KnownCodes`, `BarcodeReader.confirmed`).
+/// A frame's second look at the codes the frames before it read (`KnownCodes`, `BarcodeReader.withKnownCodes`).
 @Suite struct KnownCodesTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Fixtures/known-codes/ean13-3_34-frame24.jpg").standardized.path
@@ -19,7 +19,8 @@ import Testing
             let plain = reader.read(image)
             #expect(plain.isEmpty, "the fixture is a frame ZBar misses: \(plain.map(\.data))")
             let known = KnownCodes.Code(type: "EAN-13", data: "9780201310054", polygon: Self.frame23, sequence: 23)
-            let found = reader.confirmed([known], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
+            let found = reader.withKnownCodes(
+                [known], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
             #expect(found.map(\.data) == ["9780201310054"])
             // On the bars: every corner within 12 px of where frame 23 had them (the code moved a few pixels since).
             if let d = found.first {
@@ -28,9 +29,9 @@ import Testing
                 }
             }
             let other = KnownCodes.Code(type: "EAN-13", data: "9780201310061", polygon: Self.frame23, sequence: 23)
-            #expect(reader.confirmed([other], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil).isEmpty)
-            // Already read in this frame: nothing to look for.
-            #expect(reader.confirmed([known], missingFrom: found, in: image, mapping: CropMapping(), viewfinder: nil).isEmpty)
+            #expect(
+                reader.withKnownCodes([other], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
+                    .isEmpty)
         }
     }
 

@@ -1,22 +1,24 @@
 import Foundation
 
 extension BarcodeReader {
-    /// The known codes (`KnownCodes`: read in the frames just before) this frame's reads lack, looked for again
-    /// where they were, on the code's region grown by half its size for the motion since: ZBar on the region turned
-    /// so that the code lies along its rows (ZBar reads a code tilted 30 to 60 degrees badly), then on that turned
-    /// region binarized against its local mean (glare and blur that flatten the bars' contrast), then zxing-cpp
-    /// with its own rotations and inversions on the region as it is. On the real-photo clips' frames ZBar missed
-    /// next to frames it read, these read about half. Only the known text of the known symbology counts: a second
-    /// look confirms a code, it never reads a new one, so it adds no misread.
+    /// This frame's reads `found`, and the known codes (`KnownCodes`: read in the frames just before) they lack,
+    /// looked for again where they were, on the code's region grown by half its size for the motion since: ZBar on
+    /// the region turned so that the code lies along its rows (ZBar reads a code tilted 30 to 60 degrees badly),
+    /// then on that turned region binarized against its local mean (glare and blur that flatten the bars'
+    /// contrast), then zxing-cpp with its own rotations and inversions on the region as it is. On the real-photo
+    /// clips' frames ZBar missed next to frames it read, these read about half. Only the known text of the known
+    /// symbology counts: a second look confirms a code, it never reads a new one, so it adds no misread. An I2/5,
+    /// CODE-39 or Codabar inside a longer read of its symbology, by either look, is a part of that code and is
+    /// dropped (seen: a part of a tilted I2/5 read in a few frames, then confirmed in more).
     /// - Parameters:
     ///   - known: in full-frame pixels; `mapping` takes this image's pixels to the frame's.
     ///   - viewfinder: the crop, if any (reads are judged as `read` judges them).
-    func confirmed(
+    func withKnownCodes(
         _ known: [KnownCodes.Code], missingFrom found: [Detection], in image: LumaImage, mapping: CropMapping,
         viewfinder: PixelRect?
     ) -> [Detection] {
         let missing = known.filter { k in !found.contains { $0.type == k.type && $0.data == k.data } }
-        return missing.compactMap { k -> Detection? in
+        let again = missing.compactMap { k -> Detection? in
             let local = k.polygon.map { Point($0.x - Double(mapping.offsetX), $0.y - Double(mapping.offsetY)) }
             let area = Bounds(enclosing: local)
             let region = area.expanded(by: max(area.width, area.height) / 2 + 8)
@@ -28,15 +30,15 @@ extension BarcodeReader {
             turned.withImage { image in
                 let window = max(15, min(image.width, image.height) / 8)
                 read =
-                    zbarScanner.scan(image).first(where: isKnown)
+                    ZBarScanner.withoutParts(zbarScanner.scan(image)).first(where: isKnown)
                     ?? TransformedLuma.binarized(image, window: window).withImage {
-                        zbarScanner.scan($0).first(where: isKnown)
+                        ZBarScanner.withoutParts(zbarScanner.scan($0)).first(where: isKnown)
                     }
             }
             if var d = read {
                 d.polygon = d.polygon.map { turned.toSource($0) }
                 read = d
-            } else if var d = zxingHarder.read(crop).first(where: isKnown) {
+            } else if var d = ZBarScanner.withoutParts(zxingHarder.read(crop)).first(where: isKnown) {
                 if !ZBarScanner.isTwoDimensional(name: d.type) { d.polygon = Self.barsBox(around: d.polygon, in: crop) }
                 d.engine = "zxing"
                 read = d
@@ -50,6 +52,8 @@ extension BarcodeReader {
             d.inViewfinder = viewfinder.map { $0.contains(all: d.polygon) } ?? true
             return d
         }
+        // A part of a code this frame read whole, by either look, is no code of its own.
+        return again.isEmpty ? found : ZBarScanner.withoutParts(found + again)
     }
 
     /// The angle (degrees, image axes) of a polygon's longest side: a 1D code's bars follow one another along it.

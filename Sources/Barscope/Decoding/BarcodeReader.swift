@@ -24,7 +24,7 @@ public final class BarcodeReader {
     public let engine: Engine
     private let zbar: ZBarScanner
     private let zxing: ZXingReader
-    /// zxing-cpp with its rotations, inversions and downscales: a known code's second look (`confirmed`).
+    /// zxing-cpp with its rotations, inversions and downscales: a known code's second look (`withKnownCodes`).
     let zxingHarder: ZXingReader
     private let thorough: Bool
     /// The reader of 1D codes too hard for ZBar (nil: off).

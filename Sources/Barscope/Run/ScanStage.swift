@@ -281,9 +281,9 @@ final class ScanStage: @unchecked Sendable {
             scanner.zbarScanner.setDensity(1)
             let found = scanner.read(luma, mapping: mapping, viewfinder: region, frame: job.frame)
             guard let known else { return (found, []) }
-            let again = scanner.confirmed(
+            let all = scanner.withKnownCodes(
                 known.recent(before: job.sequence), missingFrom: found, in: luma, mapping: mapping, viewfinder: region)
-            return (found + again, [])
+            return (all, [])
         }
         if search(for: job.sequence, interval: max(1, c.trackedInterval)) == job.sequence {
             let found = trackedSearch(luma, sequence: job.sequence, mapping: mapping, region: region, with: scanner)

@@ -2,7 +2,7 @@ import Foundation
 
 /// The codes the frames just before this one read, and where: a code ZBar misses in one frame of a run of frames
 /// that read it (motion blur, a glint, a tilt it does not follow) is looked for again where it was
-/// (`BarcodeReader.confirmed`), and only its own text counts there. So a frame is read with what the frames
+/// (`BarcodeReader.withKnownCodes`), and only its own text counts there. So a frame is read with what the frames
 /// before it saw, as a viewer reads a blurred frame of a clip it is watching, and never reports a text no frame
 /// read whole.
 ///
