@@ -35,27 +35,30 @@ import Testing
         }
     }
 
-    /// Codes are known from the frames before, for `forgetAfter` - 1 frames after the last that read them; a frame
-    /// later than the one asking is not among them.
-    @Test func codesAreKnownFromTheFramesBeforeUntilForgotten() {
-        let memory = KnownCodes(forgetAfter: 3, inOrder: false)
+    /// A frame's known codes are those read `lag` to `lag + window - 1` frames before it (never the frame just
+    /// before, which is most often still being read), each at its latest place.
+    @Test func codesAreKnownFromTheFramesBeforeTheLastOne() {
+        let memory = KnownCodes(window: 2, inOrder: false)
         let code = Detection(type: "EAN-13", data: "4006381333931", quality: 3, polygon: Self.frame23)
         memory.record(0, [code])
         memory.record(1, [])
-        #expect(memory.recent(before: 1).map(\.data) == ["4006381333931"])
-        #expect(memory.recent(before: 2).map(\.sequence) == [0])
-        #expect(memory.recent(before: 3).isEmpty)
-        #expect(memory.recent(before: 0).isEmpty)
+        #expect(memory.recent(before: 1).isEmpty)
+        #expect(memory.recent(before: 2).map(\.data) == ["4006381333931"])
+        #expect(memory.recent(before: 3).map(\.sequence) == [0])
         memory.record(2, [])
-        memory.record(3, [])
-        #expect(memory.recent(before: 2).isEmpty, "forgotten once frame 3 was recorded")
+        #expect(memory.recent(before: 4).isEmpty, "missed in two frames in a row: no longer looked for")
+        var moved = code
+        moved.polygon = Self.frame23.map { Point($0.x + 5, $0.y) }
+        memory.record(3, [code])
+        memory.record(4, [moved])
+        #expect(memory.recent(before: 6).map(\.polygon) == [moved.polygon])
     }
 
-    /// A file's frame waits for every frame before it to be recorded, whichever worker finishes first: the frame
-    /// asking for frame 2's codes gets the code frame 1 read, though it asked before frame 1 was recorded.
-    @Test func aFilesFrameSeesEveryFrameBeforeIt() async {
-        let memory = KnownCodes(forgetAfter: 15, inOrder: true)
-        let asking = Task.detached { memory.recent(before: 2).map(\.data) }
+    /// A file's frame waits for the frames it uses to be recorded, whichever worker finishes first: the frame
+    /// asking for frame 3's codes gets the code frame 1 read, though it asked before frame 1 was recorded.
+    @Test func aFilesFrameSeesTheFramesItUses() async {
+        let memory = KnownCodes(window: 2, inOrder: true)
+        let asking = Task.detached { memory.recent(before: 3).map(\.data) }
         memory.record(0, [])
         memory.record(1, [Detection(type: "QR-Code", data: "late", quality: 1, polygon: Self.frame23)])
         #expect(await asking.value == ["late"])

@@ -24,8 +24,6 @@ public final class BarcodeReader {
     public let engine: Engine
     private let zbar: ZBarScanner
     private let zxing: ZXingReader
-    /// zxing-cpp with its rotations, inversions and downscales: a known code's second look (`withKnownCodes`).
-    let zxingHarder: ZXingReader
     private let thorough: Bool
     /// The reader of 1D codes too hard for ZBar (nil: off).
     private let hard: HardCodeReader?
@@ -61,9 +59,6 @@ public final class BarcodeReader {
         zbar = ZBarScanner(settings: settings)
         zxing = ZXingReader(
             formats: settings.zxingFormats, tryHarder: thorough, upcAAsEAN13: !settings.reportsUPCA,
-            upcEAsEAN13: !settings.reportsUPCE, isbn10: settings.reportsISBN10, isbn13: settings.reportsISBN13)
-        zxingHarder = ZXingReader(
-            formats: settings.zxingFormats, tryHarder: true, upcAAsEAN13: !settings.reportsUPCA,
             upcEAsEAN13: !settings.reportsUPCE, isbn10: settings.reportsISBN10, isbn13: settings.reportsISBN13)
     }
 

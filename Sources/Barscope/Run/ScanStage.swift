@@ -51,7 +51,7 @@ final class ScanStage: @unchecked Sendable {
         let c = parts.configuration
         let k = c.input.isLive ? Self.liveStreams.add(1, ordering: .relaxed).oldValue : 0
         searchPhase = k % max(1, c.trackedInterval)
-        known = c.tracked ? nil : KnownCodes(forgetAfter: c.lostAfterFrames, inOrder: !c.input.isLive)
+        known = c.tracked ? nil : KnownCodes(window: 2, inOrder: !c.input.isLive)
         changes =
             c.tracked && c.trackedWholeSearchEvery > 1
             ? ChangedAreas(wholeEvery: c.trackedWholeSearchEvery, phase: k % c.trackedWholeSearchEvery) : nil

@@ -20,33 +20,48 @@ final class KnownCodes: @unchecked Sendable {
         var polygon: [Point]
         var sequence: Int
     }
-    private var codes: [Code] = []
-    /// Frames recorded out of order, and the first frame not yet recorded (frames are numbered from 0, the pool's
-    /// order of dispatch, without gaps).
-    private var early: Set<Int> = []
+    /// Each recent frame's reads, by the frame's number (the pool's order of dispatch, from 0, without gaps).
+    private var history: [Int: [Code]] = [:]
+    /// The first frame not yet recorded (frames may finish out of order).
     private var next = 0
     private var ended = false
-    /// A code last read this many frames ago or more is no longer looked for (the tracker's own count for a code
-    /// that left: `tracking.lost-after-frames`).
-    let forgetAfter: Int
-    /// Whether a frame's second look waits for the frames before it (a file), or uses what is there (live).
+    /// How many frames back the codes come from: the frames from `lag` to `lag + window - 1` before this one. A
+    /// frame never waits for the one just before it, which a second worker is most often still reading: waiting
+    /// for it cost a third of the throughput on two cores (every frame of the kit's 1080p clip), as the frames'
+    /// read times vary. `window`: a code missed in that many frames in a row is no longer looked for (it left, or
+    /// it is unreadable here): a look that finds nothing costs as much as one that finds.
+    static let lag = 2
+    let window: Int
+    /// Whether a frame's second look waits for the frames it uses (a file), or uses what is there (live).
     let inOrder: Bool
 
-    init(forgetAfter: Int, inOrder: Bool) {
-        self.forgetAfter = max(1, forgetAfter)
+    init(window: Int, inOrder: Bool) {
+        self.window = max(1, window)
         self.inOrder = inOrder
     }
 
-    /// The codes read in the frames before `sequence`, not longer than `forgetAfter` ago: for a file, once every
-    /// frame before it has been recorded.
+    /// The codes read in the frames `lag` to `lag + window - 1` before `sequence` (the latest place of each):
+    /// for a file, once those frames have been recorded.
     func recent(before sequence: Int) -> [Code] {
         condition.lock()
         defer { condition.unlock() }
-        // A frame before this one is always with a worker already (frames are handed out in order), so this wait
-        // ends; the deadline only guards against a worker that never records (a bug), at the cost of determinism.
+        let last = sequence - Self.lag
+        guard last >= 0 else { return [] }
+        // Those frames are with a worker already, or done (frames are handed out in order), so this wait ends; the
+        // deadline only guards against a worker that never records (a bug), at the cost of determinism.
         let deadline = Date().addingTimeInterval(30)
-        while inOrder, !ended, next < sequence, condition.wait(until: deadline) {}
-        return codes.filter { $0.sequence < sequence && sequence - $0.sequence < forgetAfter }
+        while inOrder, !ended, next <= last, condition.wait(until: deadline) {}
+        var codes: [Code] = []
+        for frame in max(0, last - window + 1)...last {
+            for c in history[frame] ?? [] {
+                if let i = codes.firstIndex(where: { $0.type == c.type && $0.data == c.data }) {
+                    codes[i] = c
+                } else {
+                    codes.append(c)
+                }
+            }
+        }
+        return codes
     }
 
     /// One frame's reads (every frame is recorded, with nothing read or not).
@@ -56,19 +71,11 @@ final class KnownCodes: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-        for d in found {
-            if let i = codes.firstIndex(where: { $0.type == d.type && $0.data == d.data }) {
-                guard codes[i].sequence < sequence else { continue }
-                codes[i].polygon = d.polygon
-                codes[i].sequence = sequence
-            } else {
-                codes.append(Code(type: d.type, data: d.data, polygon: d.polygon, sequence: sequence))
-            }
-        }
-        early.insert(sequence)
-        while early.remove(next) != nil { next += 1 }
-        let newest = next - 1
-        codes.removeAll { newest - $0.sequence >= forgetAfter }
+        history[sequence] = found.map { Code(type: $0.type, data: $0.data, polygon: $0.polygon, sequence: sequence) }
+        while history[next] != nil { next += 1 }
+        // Frames no later frame will ask for: every frame from `next` on still asks for those from `next - lag -
+        // window + 1`.
+        history = history.filter { $0.key >= next - Self.lag - window }
     }
 
     /// No more frames: nothing waits any longer.
