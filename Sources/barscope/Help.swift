@@ -12,6 +12,7 @@ enum Help {
           barscope scan IMAGE... [--json] [-S CONFIG]...
                                                    scan still images, like zbarimg
           barscope search [CODE] [options]         where and when a code was seen: the sightings index
+          barscope index PATH... [options]         scan recordings already made into the sightings index
           barscope generate OUT.mp4 [options]      write a demo clip (and its truth) for tests and benchmarks
                                                    (.mp4, .mkv or .webm)
           barscope serve [--listen HOST:PORT]      a service running many pipelines at once, over HTTP
@@ -206,6 +207,34 @@ enum Help {
                           that serve uses)
 
         Exit: 0 when something was found, 4 when nothing, 2 on an error (a bad time, no such index).
+        """
+
+    static let index = """
+        Usage: barscope index PATH... [--index FILE|URL] [--camera NAME] [--start TIME] [--jobs N]
+                                      [--lease SECONDS] [-q]
+
+        Scans recordings already made (any file `run` reads; a folder: every file in it) into the sightings
+        index, several files at once (their frames share the scanning pool). A file already indexed (the
+        same path, size and last change) is skipped, so a stopped `index` is started again with the same
+        PATHs. Workers on several machines given the same PATHs and one PostgreSQL index split the files:
+        each file is claimed with a lease, renewed while it is scanned; a killed worker's file is taken
+        again when its lease runs out, and its sightings are written once.
+          --index        the index (default: $BARSCOPE_INDEX, else sightings.sqlite in the state folder)
+          --camera NAME  the camera the sightings name (default: the file's name before its timestamp,
+                         dock1 of dock1-20261205-143000.mp4, else its name)
+          --start TIME   the start of a file that says none (ISO 8601 or relative); a file's start is its
+                         container's datetime tag, else a timestamp in its name (UTC: 20261205-143000,
+                         20261205_143000, 20261205T143000, 2026-12-05_14-30-00, 2026-12-05T14:30:00),
+                         else --start, else its last change less its length
+          --jobs N       files scanned at once (default: the scanning pool's threads, one per core)
+          --lease S      seconds a claim holds without renewal (default 60)
+          -q, --quiet    no progress line and no summary
+
+        Example:
+          barscope index clip.mp4 --index sightings.sqlite --camera dock1
+
+        Exit: 0 every file indexed (now or before), 1 some files bad (each named on a line, skipped),
+        2 bad options or an index that cannot be opened or reached.
         """
 
     static let scan = """

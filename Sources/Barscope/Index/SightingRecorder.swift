@@ -24,6 +24,10 @@ public final class SightingRecorder: @unchecked Sendable {
         public var spool: String?
         /// Seconds a frame when the source's rate is known (the demo's, a camera's).
         public var frameSeconds: Double?
+        /// The run's key, when it must be the same every time (an archive's file: ``ArchiveFile/run``).
+        public var run: String?
+        /// The file scanned is the recording itself (an archive's): rows name it, with the time in it.
+        public var fileIsRecording = false
 
         public init(
             camera: String, pipeline: String, node: String, recording: Recording?, live: Bool, file: String? = nil,
@@ -85,6 +89,7 @@ public final class SightingRecorder: @unchecked Sendable {
         self.context = context
         self.note = note
         recording = context.recording
+        if let r = context.run { run = r }
         claimSpool()
         let t = Thread { [weak self] in self?.writeLoop() }
         t.name = "barscope-index"
@@ -167,6 +172,9 @@ public final class SightingRecorder: @unchecked Sendable {
                 s.recording = Self.absolute(r.path)
                 s.offsetSeconds = offset
             }
+        } else if context.fileIsRecording, let file = context.file, let offset = at.offset {
+            s.recording = Self.absolute(file)
+            s.offsetSeconds = offset
         }
         inView[track] = s
         queue(s)

@@ -24,6 +24,12 @@ public enum SightingIndexes {
         return try SQLiteSightingStore(path: location)
     }
 
+    /// Opens the store with its `files` table, for `barscope index` (see ``open(_:)``).
+    public static func openLedger(_ location: String) throws -> SightingStore & ArchiveLedger {
+        if isPostgres(location) { return try PostgresSightingStore(url: location) }
+        return try SQLiteSightingStore(path: location)
+    }
+
     /// The spool of one index in a state folder: rows for another index never go to this one.
     public static func spoolFolder(in state: String, for location: String) -> String {
         // FNV-1a of the location: a stable name (Swift's hashValue changes every run).
