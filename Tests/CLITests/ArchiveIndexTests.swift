@@ -68,7 +68,8 @@ import Testing
         #expect(tagged.count >= 3 && tagged.allSatisfy { abs($0.timeIntervalSinceNow) < 600 }, "\(tagged)")
         // The name's timestamp, as UTC, and the camera before it.
         #expect(starts(named).count == 3 && starts(named).allSatisfy { $0 == Self.date("2026-12-05T14:30:00Z") })
-        #expect(all.filter { ($0["recording"] as? String) == named }.allSatisfy { ($0["camera"] as? String) == "dock1" })
+        #expect(
+            all.filter { ($0["recording"] as? String) == named }.allSatisfy { ($0["camera"] as? String) == "dock1" })
         // --start for a file that says none; its last change less its length (one frame) for one without --start.
         #expect(starts(plain).count == 3 && starts(plain).allSatisfy { $0 == Self.date("2026-01-01T00:00:00Z") })
         let changed = try #require(Self.date("2025-03-01T10:00:00Z"))
@@ -148,7 +149,8 @@ import Testing
         var held: [String] = []
         while Date() < deadline && killed.isRunning {
             if count("SELECT count(*) FROM files WHERE state = 'done'") >= 6 {
-                held = ((try? pg.psql("SELECT path FROM files WHERE state = 'scanning' AND owner LIKE '%:\(victim):%'"))
+                held =
+                    ((try? pg.psql("SELECT path FROM files WHERE state = 'scanning' AND owner LIKE '%:\(victim):%'"))
                     ?? "").split(separator: "\n").map(String.init)
                 if !held.isEmpty { break }
             }

@@ -34,7 +34,10 @@ public struct ArchiveFile: Sendable, Equatable {
     }
 
     /// Where its start time came from.
-    public enum StartSource: String, Sendable { case metadata, name, given, lastChange = "last change" }
+    public enum StartSource: String, Sendable {
+        case metadata, name, given
+        case lastChange = "last change"
+    }
 
     /// The UTC time of its first frame: its container's own datetime tag, else a timestamp in its name, else
     /// `given`; nil leaves it to the recorder (the last change less the length, as `run` does).
