@@ -31,7 +31,7 @@ enum Help {
 
     static let serve = """
         Usage: barscope serve [--listen HOST:PORT] [--token-file FILE] [--state DIR] [--pipelines DIR] [--index FILE|URL]
-                              [--publish URL]... [--node NAME] [--spool DIR] [--spool-max SIZE]
+                              [--publish URL]... [--node NAME] [--spool DIR] [--spool-max SIZE] [--keep-days N]
 
         A long-running service that runs many named pipelines at once, controlled over HTTP (JSON), with a web
         console at its address (http://127.0.0.1:8080/ by default): start pipelines, watch each one live, drag its
@@ -46,6 +46,9 @@ enum Help {
           --pipelines DIR      named pipelines looked up here first
           --index FILE|URL     the sightings index every instance adds to (default: sightings.sqlite in the
                        state folder; postgresql://... to share one between nodes)
+          --keep-days N        at the start and every hour: sightings older than N days deleted, with the
+                               recordings and snapshots they named and the instances' older ones (never a
+                               file still being written)
           --publish URL        every instance's events also to a broker (as for run: mqtt://, mqtts://,
                                kafka://), one connection each, shared; --node, --spool, --spool-max as for run
 
@@ -211,7 +214,7 @@ enum Help {
 
     static let index = """
         Usage: barscope index PATH... [--index FILE|URL] [--camera NAME] [--start TIME] [--jobs N]
-                                      [--lease SECONDS] [-q]
+                                      [--lease SECONDS] [--keep-days N] [-q]
 
         Scans recordings already made (any file `run` reads; a folder: every file in it) into the sightings
         index, several files at once (their frames share the scanning pool). A file already indexed (the
@@ -228,6 +231,9 @@ enum Help {
                          else --start, else its last change less its length
           --jobs N       files scanned at once (default: the scanning pool's threads, one per core)
           --lease S      seconds a claim holds without renewal (default 60)
+          --keep-days N  first, sightings older than N days are deleted, with the recordings and snapshots
+                         they named and the indexed files last changed before then (never a file still
+                         being written); with no PATH, only that
           -q, --quiet    no progress line and no summary
 
         Example:

@@ -12,6 +12,7 @@ enum IndexCommand {
         var index: String? = nil
         var quiet = false
         var help = false
+        var keepDays: Double? = nil
         var args = Arguments(command: "index", tokens)
         try args.parse { option, next in
             switch option {
@@ -29,6 +30,7 @@ enum IndexCommand {
                 }
                 options.lease = s
             case "--jobs": options.jobs = try parseInt(try next(), option: option, min: 1)
+            case "--keep-days": keepDays = try RetentionSweeps.days(try next())
             case "--quiet", "-q": quiet = true
             case "--help", "-h": help = true
             default: return false
@@ -39,7 +41,9 @@ enum IndexCommand {
             print(Help.index)
             return 0
         }
-        guard !args.positionals.isEmpty else { throw UsageError("index needs the recordings (files or folders)") }
+        guard !args.positionals.isEmpty || keepDays != nil else {
+            throw UsageError("index needs the recordings (files or folders), or --keep-days")
+        }
         let location = try index ?? ServeCommand.defaultIndex()
         var (files, missing) = collect(args.positionals)
         // An SQLite index kept in the archive's folder is not one of its recordings.
@@ -48,6 +52,15 @@ enum IndexCommand {
         }
         let ledger = try SightingIndexes.openLedger(location)
         defer { ledger.close() }
+        // Retention first: what it deletes is not scanned.
+        if let keepDays {
+            let swept = try Retention.sweep(ledger, keepDays: keepDays)
+            files.removeAll { swept.deleted.contains($0.path) }
+            if !quiet {
+                FileHandle.standardError.write(Data((RetentionSweeps.describe(swept, days: keepDays) + "\n").utf8))
+            }
+            if args.positionals.isEmpty { return 0 }
+        }
         let indexer = ArchiveIndexer(ledger: ledger, options: options)
         let progress = quiet || isatty(STDERR_FILENO) != 1 ? nil : FilesProgress(total: files.count, indexer: indexer)
         @Sendable func say(_ line: String) {

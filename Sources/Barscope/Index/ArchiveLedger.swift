@@ -19,6 +19,19 @@ public protocol ArchiveLedger: AnyObject, Sendable {
     func fail(_ path: String, owner: String, reason: String) throws
     /// The state of each of `paths` the table knows: pending, scanning, done or bad, and a bad file's reason.
     func states(of paths: [String]) throws -> [String: (state: String, message: String?)]
+    /// Retention: deletes the sightings last seen before `cutoff`, but those of the recordings `sparing` names (being
+    /// written: their rows go with them, later); returns how many, the files they named (recordings, snapshots)
+    /// that no sighting left names, with the archive files last changed before it, and the recordings spared.
+    func expire(before cutoff: Date, sparing: [String]) throws -> Expired
+    /// Forgets files deleted from disk (the `files` table's rows).
+    func forget(_ paths: [String]) throws
+}
+
+/// What ``ArchiveLedger/expire(before:sparing:)`` did.
+public struct Expired: Sendable {
+    public var rows: Int
+    public var files: [String]
+    public var spared: [String]
 }
 
 /// What the two engines say differently; the ledger's logic is written once over it (``LedgerEngine``'s extension).
@@ -32,8 +45,8 @@ protocol LedgerEngine: ArchiveLedger {
     func nowMicros() throws -> Int64
     /// The rows' lock of a claim: `FOR UPDATE SKIP LOCKED` where several writers run at once.
     var claimLock: String { get }
-    /// `path IN (...)` for a JSON array of paths given as the parameter `n`.
-    func pathIn(_ n: Int) -> String
+    /// `COLUMN IN (...)` for a JSON array of texts given as the parameter `n`.
+    func isIn(_ column: String, _ n: Int) -> String
     /// Writes the rows (the store's upsert), inside the caller's transaction.
     func upsert(_ rows: [Sighting]) throws
 }
@@ -81,7 +94,7 @@ extension LedgerEngine {
             let now = try nowMicros()
             let found = try query(
                 """
-                SELECT path, size, mtime_us FROM files WHERE \(pathIn(1))
+                SELECT path, size, mtime_us FROM files WHERE \(isIn("path", 1))
                   AND (state = 'pending' OR (state = 'scanning' AND lease_until_us < \(slot(2))))
                 ORDER BY path LIMIT 1 \(claimLock)
                 """, [Self.json(paths), String(now)])
@@ -131,9 +144,38 @@ extension LedgerEngine {
                 + "WHERE path = \(slot(2)) AND owner = \(slot(3))", [reason, path, owner])
     }
 
+    func expire(before cutoff: Date, sparing: [String]) throws -> Expired {
+        let values = [String(SightingIndexes.micros(cutoff)), Self.json(sparing)]
+        let old = "last_seen_us < \(slot(1)) AND (recording IS NULL OR NOT " + isIn("recording", 2) + ")"
+        let sparedOnes = "last_seen_us < \(slot(1)) AND " + isIn("recording", 2)
+        return try transaction {
+            let spared = try query("SELECT DISTINCT recording FROM sightings WHERE " + sparedOnes, values)
+                .compactMap { $0[0] }
+            let named = try query(
+                "SELECT DISTINCT recording FROM sightings WHERE " + old + " AND recording IS NOT NULL "
+                    + "UNION SELECT DISTINCT snapshot FROM sightings WHERE " + old + " AND snapshot IS NOT NULL",
+                values
+            ).compactMap { $0[0] }
+            let rows = try query("DELETE FROM sightings WHERE " + old + " RETURNING id", values).count
+            // A file still named by a newer sighting stays (a long recording's later codes).
+            var files: [String] = []
+            for f in named {
+                let sql = "SELECT 1 FROM sightings WHERE recording = \(slot(1)) OR snapshot = \(slot(1)) LIMIT 1"
+                if try query(sql, [f]).isEmpty { files.append(f) }
+            }
+            files += try query("SELECT path FROM files WHERE mtime_us < \(slot(1))", [values[0]]).compactMap { $0[0] }
+            return Expired(rows: rows, files: Array(Set(files)).sorted(), spared: spared)
+        }
+    }
+
+    func forget(_ paths: [String]) throws {
+        guard !paths.isEmpty else { return }
+        _ = try query("DELETE FROM files WHERE " + isIn("path", 1), [Self.json(paths)])
+    }
+
     func states(of paths: [String]) throws -> [String: (state: String, message: String?)] {
         var states: [String: (state: String, message: String?)] = [:]
-        for row in try query("SELECT path, state, message FROM files WHERE \(pathIn(1))", [Self.json(paths)]) {
+        for row in try query("SELECT path, state, message FROM files WHERE \(isIn("path", 1))", [Self.json(paths)]) {
             if let path = row[0], let state = row[1] { states[path] = (state, row[2]) }
         }
         return states

@@ -116,7 +116,7 @@ extension PostgresSightingStore: LedgerEngine {
         return micros
     }
     var claimLock: String { "FOR UPDATE SKIP LOCKED" }
-    func pathIn(_ n: Int) -> String { "path IN (SELECT jsonb_array_elements_text($\(n)::jsonb))" }
+    func isIn(_ column: String, _ n: Int) -> String { "\(column) IN (SELECT jsonb_array_elements_text($\(n)::jsonb))" }
 
     /// The rows, inside the caller's transaction.
     func upsert(_ rows: [Sighting]) throws {

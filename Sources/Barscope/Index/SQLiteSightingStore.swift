@@ -162,5 +162,5 @@ extension SQLiteSightingStore: LedgerEngine {
     var beginWrite: String { "BEGIN IMMEDIATE" }
     func nowMicros() throws -> Int64 { Int64(Date().timeIntervalSince1970 * 1e6) }
     var claimLock: String { "" }
-    func pathIn(_ n: Int) -> String { "path IN (SELECT value FROM json_each(?\(n)))" }
+    func isIn(_ column: String, _ n: Int) -> String { "\(column) IN (SELECT value FROM json_each(?\(n)))" }
 }
