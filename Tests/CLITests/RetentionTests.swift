@@ -45,7 +45,9 @@ import Testing
         #expect(try Tool.shell("touch -d '40 days ago' '\(folder)/held.mp4'") == 0)
         let swept = try Tool.run(["index", "--keep-days", "30", "--index", index])
         #expect(swept.status == 0, "\(swept.stderr)")
-        #expect(swept.stderr.contains("retention (30 days): ") && swept.stderr.contains("1 old files kept"), "\(swept.stderr)")
+        #expect(
+            swept.stderr.contains("retention (30 days): ") && swept.stderr.contains("1 old files kept"),
+            "\(swept.stderr)")
         func found(_ camera: String) throws -> Int32 {
             try Tool.run(["search", "--camera", camera, "--index", index]).status
         }
@@ -60,7 +62,8 @@ import Testing
         try writing.close()
         let next = try Tool.run(["index", "--keep-days", "30", "--index", index])
         #expect(next.status == 0 && !next.stderr.contains("kept"), "\(next.stderr)")
-        #expect(try found("held") == 4 && !exists(folder + "/held.mp4") && Self.pictures(folder + "/held-snaps").isEmpty)
+        #expect(
+            try found("held") == 4 && !exists(folder + "/held.mp4") && Self.pictures(folder + "/held-snaps").isEmpty)
         #expect(try found("new") == 0 && exists(unknown))
     }
 
