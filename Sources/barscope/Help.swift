@@ -194,6 +194,7 @@ enum Help {
     static let search = """
         Usage: barscope search [CODE] [--prefix] [--from TIME] [--to TIME] [--camera NAME] [--limit N]
                                [--json | --csv] [--index FILE|URL]
+               barscope search --cycles [--result R] [--label L] [--from TIME] [--to TIME] [--camera NAME]
 
         Where and when a code was seen: the sightings in the index that `run --index` and `serve` write
         (a sighting is a code coming into view until it is lost), newest first, one a line: first seen
@@ -208,6 +209,8 @@ enum Help {
           --csv           CSV with a header line
           --index         the index (default: $BARSCOPE_INDEX, else sightings.sqlite in the state folder
                           that serve uses)
+          --cycles        read cycles' results instead (run --cycles): opened (UTC), result, label,
+                          camera, the codes read; --result good|noread|multiple|mismatch, --label L
 
         Exit: 0 when something was found, 4 when nothing, 2 on an error (a bad time, no such index).
         """

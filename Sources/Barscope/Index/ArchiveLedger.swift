@@ -190,5 +190,8 @@ final class CollectingStore: SightingStore, @unchecked Sendable {
     var rows: [Sighting] { collected.withLock { $0 } }
     func write(_ rows: [Sighting]) throws { collected.withLock { $0 += rows } }
     func search(_ query: SightingQuery) throws -> SightingPage { SightingPage(rows: [], limit: query.limit) }
+    // An archive's scan opens no read cycle.
+    func write(cycles: [CycleRow]) throws {}
+    func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { [] }
     func close() {}
 }

@@ -27,6 +27,7 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
         try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
         try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
         try execute(Self.filesTable)
+        for sql in CycleSQL.table(idColumn: "BIGSERIAL PRIMARY KEY") { try execute(sql) }
     }
 
     private func connect() throws {
@@ -93,6 +94,20 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
             throw error
         }
     }
+
+    func write(cycles: [CycleRow]) throws {
+        guard !cycles.isEmpty else { return }
+        try execute("BEGIN")
+        do {
+            try CycleSQL.write(cycles, self)
+            try execute("COMMIT")
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }
 
     func search(_ query: SightingQuery) throws -> SightingPage {
         let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "$\($0)" })

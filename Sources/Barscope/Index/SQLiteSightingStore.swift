@@ -51,6 +51,7 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
             try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
             try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
             try execute(Self.filesTable)
+            for sql in CycleSQL.table(idColumn: "INTEGER PRIMARY KEY") { try execute(sql) }
         } catch {
             close()
             throw error
@@ -106,6 +107,20 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
             throw error
         }
     }
+
+    func write(cycles: [CycleRow]) throws {
+        guard !cycles.isEmpty else { return }
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try CycleSQL.write(cycles, self)
+            try execute("COMMIT")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }
 
     /// The rows, inside the caller's transaction.
     func upsert(_ rows: [Sighting]) throws {

@@ -11,6 +11,10 @@ public protocol SightingStore: AnyObject, Sendable {
     func write(_ rows: [Sighting]) throws
     /// A page of the rows matching, newest first.
     func search(_ query: SightingQuery) throws -> SightingPage
+    /// Writes read cycles' results in one transaction; a cycle already there (the same run and number) is updated.
+    func write(cycles: [CycleRow]) throws
+    /// The cycles matching, newest first.
+    func searchCycles(_ query: CycleQuery) throws -> [CycleRow]
     func close()
 }
 
