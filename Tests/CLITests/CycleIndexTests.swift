@@ -22,7 +22,8 @@ struct CycleIndexTests {
         let found = try Tool.run(["search", "--cycles", "--index", index, "--json"])
         #expect(found.status == 0, "\(found.stderr)")
         let rows = Dictionary(
-            SightingsTests.rows(found.stdout).map { (($0["cycle"] as? Int) ?? -1, $0) }, uniquingKeysWith: { a, _ in a })
+            SightingsTests.rows(found.stdout).map { (($0["cycle"] as? Int) ?? -1, $0) }, uniquingKeysWith: { a, _ in a }
+        )
         #expect(rows.count == cycles.count, "\(cycles.count) cycle events, \(rows.count) rows")
         for c in cycles {
             let n = c["cycle"] as? Int ?? -1
