@@ -21,6 +21,10 @@ let package = Package(
         .systemLibrary(
             name: "CGStreamerVideo", pkgConfig: "gstreamer-video-1.0",
             providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
+        // The discoverer: an archive's own start time (its container's datetime tag) for `barscope index`.
+        .systemLibrary(
+            name: "CGStreamerPbutils", pkgConfig: "gstreamer-pbutils-1.0",
+            providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(
             name: "CGStreamerRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0",
             providers: [.apt(["libgstrtspserver-1.0-dev"])]),
@@ -46,7 +50,8 @@ let package = Package(
         .target(
             name: "Barscope",
             dependencies: [
-                "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerRTSPServer", "CZBar", "CCairo",
+                "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CGStreamerPbutils", "CGStreamerRTSPServer", "CZBar",
+                "CCairo",
                 "CQREncode", "CBarscope", "CZXingReader", "CSoup", "CMosquitto", "CKafka", "CSQLite", "CPostgres",
             ],
             // The web console of `barscope serve` and its API's OpenAPI document, compiled in (no files to install

@@ -12,6 +12,7 @@ enum Help {
           barscope scan IMAGE... [--json] [-S CONFIG]...
                                                    scan still images, like zbarimg
           barscope search [CODE] [options]         where and when a code was seen: the sightings index
+          barscope index PATH... [options]         scan recordings already made into the sightings index
           barscope generate OUT.mp4 [options]      write a demo clip (and its truth) for tests and benchmarks
                                                    (.mp4, .mkv or .webm)
           barscope serve [--listen HOST:PORT]      a service running many pipelines at once, over HTTP
@@ -30,7 +31,7 @@ enum Help {
 
     static let serve = """
         Usage: barscope serve [--listen HOST:PORT] [--token-file FILE] [--state DIR] [--pipelines DIR] [--index FILE|URL]
-                              [--publish URL]... [--node NAME] [--spool DIR] [--spool-max SIZE]
+                              [--publish URL]... [--node NAME] [--spool DIR] [--spool-max SIZE] [--keep-days N]
 
         A long-running service that runs many named pipelines at once, controlled over HTTP (JSON), with a web
         console at its address (http://127.0.0.1:8080/ by default): start pipelines, watch each one live, drag its
@@ -45,6 +46,9 @@ enum Help {
           --pipelines DIR      named pipelines looked up here first
           --index FILE|URL     the sightings index every instance adds to (default: sightings.sqlite in the
                        state folder; postgresql://... to share one between nodes)
+          --keep-days N        at the start and every hour: sightings older than N days deleted, with the
+                               recordings and snapshots they named and the instances' older ones (never a
+                               file still being written)
           --publish URL        every instance's events also to a broker (as for run: mqtt://, mqtts://,
                                kafka://), one connection each, shared; --node, --spool, --spool-max as for run
 
@@ -190,6 +194,7 @@ enum Help {
     static let search = """
         Usage: barscope search [CODE] [--prefix] [--from TIME] [--to TIME] [--camera NAME] [--limit N]
                                [--json | --csv] [--index FILE|URL]
+               barscope search --cycles [--result R] [--label L] [--from TIME] [--to TIME] [--camera NAME]
 
         Where and when a code was seen: the sightings in the index that `run --index` and `serve` write
         (a sighting is a code coming into view until it is lost), newest first, one a line: first seen
@@ -204,8 +209,41 @@ enum Help {
           --csv           CSV with a header line
           --index         the index (default: $BARSCOPE_INDEX, else sightings.sqlite in the state folder
                           that serve uses)
+          --cycles        read cycles' results instead (run --cycles): opened (UTC), result, label,
+                          camera, the codes read; --result good|noread|multiple|mismatch, --label L
 
         Exit: 0 when something was found, 4 when nothing, 2 on an error (a bad time, no such index).
+        """
+
+    static let index = """
+        Usage: barscope index PATH... [--index FILE|URL] [--camera NAME] [--start TIME] [--jobs N]
+                                      [--lease SECONDS] [--keep-days N] [-q]
+
+        Scans recordings already made (any file `run` reads; a folder: every file in it) into the sightings
+        index, several files at once (their frames share the scanning pool). A file already indexed (the
+        same path, size and last change) is skipped, so a stopped `index` is started again with the same
+        PATHs. Workers on several machines given the same PATHs and one PostgreSQL index split the files:
+        each file is claimed with a lease, renewed while it is scanned; a killed worker's file is taken
+        again when its lease runs out, and its sightings are written once.
+          --index        the index (default: $BARSCOPE_INDEX, else sightings.sqlite in the state folder)
+          --camera NAME  the camera the sightings name (default: the file's name before its timestamp,
+                         dock1 of dock1-20261205-143000.mp4, else its name)
+          --start TIME   the start of a file that says none (ISO 8601 or relative); a file's start is its
+                         container's datetime tag, else a timestamp in its name (UTC: 20261205-143000,
+                         20261205_143000, 20261205T143000, 2026-12-05_14-30-00, 2026-12-05T14:30:00),
+                         else --start, else its last change less its length
+          --jobs N       files scanned at once (default: the scanning pool's threads, one per core)
+          --lease S      seconds a claim holds without renewal (default 60)
+          --keep-days N  first, sightings older than N days are deleted, with the recordings and snapshots
+                         they named and the indexed files last changed before then (never a file still
+                         being written); with no PATH, only that
+          -q, --quiet    no progress line and no summary
+
+        Example:
+          barscope index clip.mp4 --index sightings.sqlite --camera dock1
+
+        Exit: 0 every file indexed (now or before), 1 some files bad (each named on a line, skipped),
+        2 bad options or an index that cannot be opened or reached.
         """
 
     static let scan = """

@@ -12,6 +12,7 @@ enum ServeCommand {
         var pipelines: String? = nil
         var publish = PublishSettings()
         var index: String? = nil
+        var keepDays: Double? = nil
         var help = false
         var args = Arguments(command: "serve", tokens)
         try args.parse { option, next in
@@ -29,6 +30,7 @@ enum ServeCommand {
                 publish.node = node
             case "--spool": publish.spool = try next()
             case "--index": index = try next()
+            case "--keep-days": keepDays = try RetentionSweeps.days(try next())
             case "--spool-max":
                 let text = try next()
                 guard let bytes = PipelineSpec.byteSize(text), bytes >= 1 << 20 else {
@@ -94,6 +96,7 @@ enum ServeCommand {
             }
         }
         for problem in service.restore() { FileHandle.standardError.write(Data("barscope: \(problem)\n".utf8)) }
+        if let keepDays { RetentionSweeps.serve(service, days: keepDays) }
         // SIGTERM (systemd's stop), SIGINT, SIGHUP: every instance stops with its recording finished, then exit 0;
         // a second signal exits at once.
         StopSignals.watch(

@@ -42,6 +42,8 @@ do {
         exit(try ServeCommand.main(rest))
     case "search":
         exit(try SearchCommand.main(rest))
+    case "index":
+        exit(try IndexCommand.main(rest))
     case "generate":
         exit(try GenerateCommand.main(rest))
     case "pipelines":

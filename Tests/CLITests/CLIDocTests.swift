@@ -11,7 +11,7 @@ struct CLIDocTests {
         for m in page.matches(of: /## `barscope ([a-z ]*)--help`\n\n```text\n([\s\S]*?)\n```/) {
             shown[String(m.1).trimmingCharacters(in: .whitespaces)] = String(m.2)
         }
-        for sub in ["", "run", "scan", "generate", "serve", "search"] {
+        for sub in ["", "run", "scan", "generate", "serve", "search", "index"] {
             let help = try Tool.run((sub.isEmpty ? [] : [sub]) + ["--help"]).stdout
             var expected = help
             while expected.hasSuffix("\n") { expected.removeLast() }

@@ -73,7 +73,7 @@ import Testing
                 block?.append(line)
             }
         }
-        for sub in ["", "run", "scan", "search", "serve", "generate", "validate", "pipelines"] {
+        for sub in ["", "run", "scan", "search", "index", "serve", "generate", "validate", "pipelines"] {
             let help = try Tool.run((sub.isEmpty ? [] : [sub]) + ["--help"])
             let source = "barscope \(sub) --help".replacingOccurrences(of: "  ", with: " ")
             for line in help.stdout.split(separator: "\n") {

@@ -6,7 +6,7 @@ import Foundation
 final class PostgresSightingStore: SightingStore, @unchecked Sendable {
     // Sendable: one thread at a time uses it (see SightingStore).
     private var connection: OpaquePointer?
-    private let url: String
+    let url: String
     private var shown: String { SightingIndexes.shown(url) }
 
     init(url: String) throws {
@@ -26,6 +26,8 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
             """)
         try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
         try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
+        try execute(Self.filesTable)
+        for sql in CycleSQL.table(idColumn: "BIGSERIAL PRIMARY KEY") { try execute(sql) }
     }
 
     private func connect() throws {
@@ -85,8 +87,7 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
         guard !rows.isEmpty else { return }
         try execute("BEGIN")
         do {
-            let sql = SightingIndexes.upsert(placeholder: { "$\($0)" })
-            for row in rows { try execute(sql, SightingIndexes.values(row)) }
+            try upsert(rows)
             try execute("COMMIT")
         } catch {
             _ = try? execute("ROLLBACK")
@@ -94,10 +95,47 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
         }
     }
 
+    func write(cycles: [CycleRow]) throws {
+        guard !cycles.isEmpty else { return }
+        try execute("BEGIN")
+        do {
+            try CycleSQL.write(cycles, self)
+            try execute("COMMIT")
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }
+
     func search(_ query: SightingQuery) throws -> SightingPage {
         let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "$\($0)" })
         let (sql, limit) = SightingIndexes.searchSQL(clause, query.limit)
         let rows = try execute(sql, values).compactMap(SightingIndexes.row)
         return SightingPage(rows: rows, limit: limit)
+    }
+}
+
+/// Several workers on several machines: a claim skips the rows others have locked, and leases run on the
+/// server's clock (the machines' own clocks may disagree).
+extension PostgresSightingStore: LedgerEngine {
+    func query(_ sql: String, _ values: [String?]) throws -> [[String?]] { try execute(sql, values) }
+    func slot(_ n: Int) -> String { "$\(n)" }
+    var beginWrite: String { "BEGIN" }
+    func nowMicros() throws -> Int64 {
+        let now = try execute("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")
+        guard let text = now.first?[0] ?? nil, let micros = Int64(text) else {
+            throw BarscopeError.badInput("\(SightingIndexes.shown(url)): no clock")
+        }
+        return micros
+    }
+    var claimLock: String { "FOR UPDATE SKIP LOCKED" }
+    func isIn(_ column: String, _ n: Int) -> String { "\(column) IN (SELECT jsonb_array_elements_text($\(n)::jsonb))" }
+
+    /// The rows, inside the caller's transaction.
+    func upsert(_ rows: [Sighting]) throws {
+        let sql = SightingIndexes.upsert(placeholder: { "$\($0)" })
+        for row in rows { try execute(sql, SightingIndexes.values(row)) }
     }
 }

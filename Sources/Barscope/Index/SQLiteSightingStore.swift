@@ -50,6 +50,8 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
                 """)
             try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
             try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
+            try execute(Self.filesTable)
+            for sql in CycleSQL.table(idColumn: "INTEGER PRIMARY KEY") { try execute(sql) }
         } catch {
             close()
             throw error
@@ -97,21 +99,8 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
     func write(_ rows: [Sighting]) throws {
         guard !rows.isEmpty else { return }
         try execute("BEGIN IMMEDIATE")
-        var statement: OpaquePointer?
         do {
-            guard
-                sqlite3_prepare_v2(db, SightingIndexes.upsert(placeholder: { "?\($0)" }), -1, &statement, nil)
-                    == SQLITE_OK
-            else { throw BarscopeError.badInput("\(path): \(message)") }
-            defer { sqlite3_finalize(statement) }
-            for row in rows {
-                sqlite3_reset(statement)
-                sqlite3_clear_bindings(statement)
-                bind(statement, SightingIndexes.values(row))
-                guard sqlite3_step(statement) == SQLITE_DONE else {
-                    throw BarscopeError.badInput("\(path): \(message)")
-                }
-            }
+            try upsert(rows)
             try execute("COMMIT")
         } catch {
             _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
@@ -119,29 +108,74 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
         }
     }
 
-    func search(_ query: SightingQuery) throws -> SightingPage {
-        let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "?\($0)" })
-        let (sql, limit) = SightingIndexes.searchSQL(clause, query.limit)
+    func write(cycles: [CycleRow]) throws {
+        guard !cycles.isEmpty else { return }
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try CycleSQL.write(cycles, self)
+            try execute("COMMIT")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }
+
+    /// The rows, inside the caller's transaction.
+    func upsert(_ rows: [Sighting]) throws {
+        var statement: OpaquePointer?
+        guard
+            sqlite3_prepare_v2(db, SightingIndexes.upsert(placeholder: { "?\($0)" }), -1, &statement, nil)
+                == SQLITE_OK
+        else { throw BarscopeError.badInput("\(path): \(message)") }
+        defer { sqlite3_finalize(statement) }
+        for row in rows {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+            bind(statement, SightingIndexes.values(row))
+            guard sqlite3_step(statement) == SQLITE_DONE else {
+                throw BarscopeError.badInput("\(path): \(message)")
+            }
+        }
+    }
+
+    /// One statement with its parameters bound; its rows' texts (NULL as nil).
+    func query(_ sql: String, _ values: [String?]) throws -> [[String?]] {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
             throw BarscopeError.badInput("\(path): \(message)")
         }
         defer { sqlite3_finalize(statement) }
         bind(statement, values)
-        var rows: [Sighting] = []
+        var rows: [[String?]] = []
         var step = sqlite3_step(statement)
         while step == SQLITE_ROW {
-            let columns = (0..<15).map { i -> String? in
-                guard sqlite3_column_type(statement, Int32(i)) != SQLITE_NULL,
-                    let text = sqlite3_column_text(statement, Int32(i))
-                else { return nil }
-                return String(cString: text)
-            }
-            if let row = SightingIndexes.row(columns) { rows.append(row) }
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { i -> String? in
+                    guard sqlite3_column_type(statement, i) != SQLITE_NULL, let text = sqlite3_column_text(statement, i)
+                    else { return nil }
+                    return String(cString: text)
+                })
             step = sqlite3_step(statement)
         }
-        // A page cut short by an error (busy, I/O) is an error, not the end.
+        // Rows cut short by an error (busy, I/O) are an error, not the end.
         guard step == SQLITE_DONE else { throw BarscopeError.badInput("\(path): \(message)") }
-        return SightingPage(rows: rows, limit: limit)
+        return rows
     }
+
+    func search(_ query: SightingQuery) throws -> SightingPage {
+        let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "?\($0)" })
+        let (sql, limit) = SightingIndexes.searchSQL(clause, query.limit)
+        return SightingPage(rows: try self.query(sql, values).compactMap(SightingIndexes.row), limit: limit)
+    }
+}
+
+/// One process writes an SQLite index at a time: no row locks to skip, the transaction holds the file.
+extension SQLiteSightingStore: LedgerEngine {
+    func slot(_ n: Int) -> String { "?\(n)" }
+    var beginWrite: String { "BEGIN IMMEDIATE" }
+    func nowMicros() throws -> Int64 { Int64(Date().timeIntervalSince1970 * 1e6) }
+    var claimLock: String { "" }
+    func isIn(_ column: String, _ n: Int) -> String { "\(column) IN (SELECT value FROM json_each(?\(n)))" }
 }

@@ -24,6 +24,10 @@ public final class SightingRecorder: @unchecked Sendable {
         public var spool: String?
         /// Seconds a frame when the source's rate is known (the demo's, a camera's).
         public var frameSeconds: Double?
+        /// The run's key, when it must be the same every time (an archive's file: ``ArchiveFile/run``).
+        public var run: String?
+        /// The file scanned is the recording itself (an archive's): rows name it, with the time in it.
+        public var fileIsRecording = false
 
         public init(
             camera: String, pipeline: String, node: String, recording: Recording?, live: Bool, file: String? = nil,
@@ -44,27 +48,30 @@ public final class SightingRecorder: @unchecked Sendable {
     /// Opens the store, on the writer thread: again after a failure to open (a database that is away at first).
     private let open: @Sendable () throws -> SightingStore
     private var store: SightingStore?
-    private let context: Context
+    let context: Context
     /// A new value each run of the source (a restarted stream numbers its tracks from 1 again).
-    private var run = UUID().uuidString.lowercased()
+    var run = UUID().uuidString.lowercased()
     private let note: @Sendable (String) -> Void
-    private let lock = NSCondition()
+    let lock = NSCondition()
     /// Sightings in view, by track, and the rows waiting to be written, by track (newest state only).
     private var inView: [Int: Sighting] = [:]
     private var pending: [String: Sighting] = [:]
     /// A file's rows wait for the end, when its start is known.
     private var held: [String: Sighting] = [:]
+    /// Read cycles' results waiting to be written, by run and number; a file's held for its start.
+    var pendingCycles: [String: CycleRow] = [:]
+    var heldCycles: [String: CycleRow] = [:]
     /// When each row was last queued (in its own times): every-frame updates are written at most once a second.
     private var lastQueued: [String: Date] = [:]
     /// The first event's frame and time: the run's frame 0 is that time less its frame number's worth of frames.
-    private var origin: (pts: Double, frame: Int)?
+    var origin: (pts: Double, frame: Int)?
     /// Nanoseconds a frame, measured between events (when no rate is given).
     private var measured: Double?
-    private var lastPts: UInt64 = 0
+    var lastPts: UInt64 = 0
     private var totalFrames: Int?
     private var anchor: (wall: Date, pts: Double)?
     /// The recording of the current run (a session file of its own after a reconnection), and its number.
-    private var recording: Recording?
+    var recording: Recording?
     private var session = 0
     private var closing = false
     private var closeStarted = false
@@ -85,6 +92,7 @@ public final class SightingRecorder: @unchecked Sendable {
         self.context = context
         self.note = note
         recording = context.recording
+        if let r = context.run { run = r }
         claimSpool()
         let t = Thread { [weak self] in self?.writeLoop() }
         t.name = "barscope-index"
@@ -130,6 +138,8 @@ public final class SightingRecorder: @unchecked Sendable {
                 for (_, s) in inView { queue(s) }
                 inView = [:]
                 lastQueued = [:]
+            case .cycle(let c, let snapshot):
+                takeCycle(c, snapshot: snapshot)
             case .reconnecting:
                 // The stream starts again: its tracks are numbered from 1 again, in a run of their own.
                 for (_, s) in inView { queue(s) }
@@ -158,25 +168,28 @@ public final class SightingRecorder: @unchecked Sendable {
             run: run, track: track, code: d.data, symbology: d.type, camera: context.camera,
             pipeline: context.pipeline, node: context.node, firstSeen: at.wall, lastSeen: at.wall, frames: 1,
             polygon: d.polygon)
-        if let r = recording, let offset = at.offset {
-            if let seconds = r.segmentSeconds, seconds > 0 {
-                let n = Int(offset / Double(seconds))
-                s.recording = Self.absolute(r.segment(n))
-                s.offsetSeconds = offset - Double(n * seconds)
-            } else {
-                s.recording = Self.absolute(r.path)
-                s.offsetSeconds = offset
-            }
-        }
+        (s.recording, s.offsetSeconds) = place(at.offset)
         inView[track] = s
         queue(s)
     }
 
+    /// The recording file holding a time of the run (a segment's own file), and the time in that file.
+    func place(_ offset: Double?) -> (String?, Double?) {
+        guard let offset else { return (nil, nil) }
+        if let r = recording {
+            guard let seconds = r.segmentSeconds, seconds > 0 else { return (Self.absolute(r.path), offset) }
+            let n = Int(offset / Double(seconds))
+            return (Self.absolute(r.segment(n)), offset - Double(n * seconds))
+        }
+        if context.fileIsRecording, let file = context.file { return (Self.absolute(file), offset) }
+        return (nil, nil)
+    }
+
     /// Nanoseconds a frame: the source's rate when given, else measured between events, else 30 frames/s.
-    private var frameNs: Double { context.frameSeconds.map { $0 * 1e9 } ?? measured ?? 1e9 / 30 }
+    var frameNs: Double { context.frameSeconds.map { $0 * 1e9 } ?? measured ?? 1e9 / 30 }
 
     /// The wall-clock time of a frame, and its time in the recording (which starts at the run's frame 0).
-    private func time(_ frame: Int, _ pts: UInt64?) -> (wall: Date, offset: Double?) {
+    func time(_ frame: Int, _ pts: UInt64?) -> (wall: Date, offset: Double?) {
         let p = Double(pts ?? lastPts)
         lastPts = max(lastPts, UInt64(p))
         if origin == nil { origin = (p, frame) }
@@ -203,7 +216,7 @@ public final class SightingRecorder: @unchecked Sendable {
         }
     }
 
-    private static func absolute(_ path: String) -> String {
+    static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
@@ -211,21 +224,24 @@ public final class SightingRecorder: @unchecked Sendable {
     private func writeLoop() {
         while true {
             lock.lock()
-            while pending.isEmpty && !closing { lock.wait() }
-            if pending.isEmpty && closing {
+            while pending.isEmpty && pendingCycles.isEmpty && !closing { lock.wait() }
+            if pending.isEmpty && pendingCycles.isEmpty && closing {
                 lock.unlock()
                 return
             }
             let batch = Array(pending.values)
+            let cycles = Array(pendingCycles.values)
             pending = [:]
+            pendingCycles = [:]
             lock.unlock()
             do {
                 if store == nil { store = try open() }
                 try store!.write(batch.sorted { $0.run < $1.run || ($0.run == $1.run && $0.track < $1.track) })
+                try store!.write(cycles: cycles.sorted { $0.cycle < $1.cycle })
                 lock.withLock {
                     written += batch.count
                     // What an earlier run left in the spool is in the index now.
-                    if pending.isEmpty {
+                    if pending.isEmpty && pendingCycles.isEmpty {
                         for f in claimed { try? FileManager.default.removeItem(atPath: f) }
                         claimed = []
                     }
@@ -240,6 +256,7 @@ public final class SightingRecorder: @unchecked Sendable {
                 let retry = lock.withLock { () -> Bool in
                     // The rows wait again (a newer state of the same sighting, queued meanwhile, wins).
                     for s in batch where pending[s.key] == nil { pending[s.key] = s }
+                    for c in cycles where pendingCycles[c.key] == nil { pendingCycles[c.key] = c }
                     if !failing {
                         failing = true
                         note("the sightings index cannot be written (\(error)); sightings wait for it")
@@ -280,9 +297,11 @@ public final class SightingRecorder: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while writer?.isFinished == false && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         let left = lock.withLock { () -> Int in
-            guard !pending.isEmpty, let folder = context.spool else { return pending.count }
+            guard !pending.isEmpty || !pendingCycles.isEmpty, let folder = context.spool else { return pending.count }
             // The rows wait in the spool (those claimed from it among them) for the next recorder.
-            let text = pending.values.map { $0.json.encoded() + "\n" }.joined()
+            let text =
+                pending.values.map { $0.json.encoded() + "\n" }.joined()
+                + pendingCycles.values.map { $0.json.encoded() + "\n" }.joined()
             let file = (folder as NSString).appendingPathComponent("sightings-\(UUID().uuidString.lowercased()).jsonl")
             if FileManager.default.createFile(atPath: file + ".part", contents: Data(text.utf8)),
                 rename(file + ".part", file) == 0
@@ -291,6 +310,7 @@ public final class SightingRecorder: @unchecked Sendable {
                 claimed = []
                 spooled = pending.count
                 pending = [:]
+                pendingCycles = [:]
             }
             return pending.count
         }
@@ -313,13 +333,14 @@ public final class SightingRecorder: @unchecked Sendable {
             guard rename(from, to) == 0, let text = try? String(contentsOfFile: to, encoding: .utf8) else { continue }
             claimed.append(to)
             for line in text.split(separator: "\n") {
-                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let row = Sighting(json: o)
-                else { continue }
-                pending[row.key] = row
+                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    continue
+                }
+                if let row = Sighting(json: o) { pending[row.key] = row }
+                if let cycle = CycleRow(json: o) { pendingCycles[cycle.key] = cycle }
             }
         }
-        if !pending.isEmpty { lock.signal() }
+        if !pending.isEmpty || !pendingCycles.isEmpty { lock.signal() }
     }
 
     /// A file's rows, their times made absolute from its start, queued for writing (under the lock).
@@ -330,6 +351,12 @@ public final class SightingRecorder: @unchecked Sendable {
             pending[key] = s
         }
         held = [:]
+        for (key, var c) in heldCycles {
+            c.opened = start.addingTimeInterval(c.opened.timeIntervalSince1970)
+            c.closed = start.addingTimeInterval(c.closed.timeIntervalSince1970)
+            pendingCycles[key] = c
+        }
+        heldCycles = [:]
         lock.signal()
     }
 

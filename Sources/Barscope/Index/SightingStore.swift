@@ -11,6 +11,10 @@ public protocol SightingStore: AnyObject, Sendable {
     func write(_ rows: [Sighting]) throws
     /// A page of the rows matching, newest first.
     func search(_ query: SightingQuery) throws -> SightingPage
+    /// Writes read cycles' results in one transaction; a cycle already there (the same run and number) is updated.
+    func write(cycles: [CycleRow]) throws
+    /// The cycles matching, newest first.
+    func searchCycles(_ query: CycleQuery) throws -> [CycleRow]
     func close()
 }
 
@@ -20,6 +24,12 @@ public enum SightingIndexes {
     /// left as it is).
     /// - Throws: ``BarscopeError/badInput`` naming the index (a password in a URL never shown).
     public static func open(_ location: String) throws -> SightingStore {
+        if isPostgres(location) { return try PostgresSightingStore(url: location) }
+        return try SQLiteSightingStore(path: location)
+    }
+
+    /// Opens the store with its `files` table, for `barscope index` (see ``open(_:)``).
+    public static func openLedger(_ location: String) throws -> SightingStore & ArchiveLedger {
         if isPostgres(location) { return try PostgresSightingStore(url: location) }
         return try SQLiteSightingStore(path: location)
     }

@@ -16,6 +16,7 @@ import Foundation
 ///     GET    /v1/sightings                          the sightings index: ?code=&prefix=&from=&to=&instance=
 ///                                                   &limit=&cursor= (keyset paging, newest first); &format=csv
 ///     GET    /v1/sightings/recording?run=&track=   the recording of a sighting (HTTP Range: the browser seeks)
+///     GET    /v1/clips?run=&track=&before=&after=   the moment of a sighting as an MP4 (cut at keyframes)
 ///     GET    /v1/pool                               the shared scanning pool: workers, busy, queued, busy_share
 ///     GET    /v1/openapi.json                       this API as an OpenAPI 3.1 document (Service/openapi.json)
 ///     GET    /                                      the console (a page; its script and style beside it)
@@ -90,6 +91,7 @@ public final class ServiceRoutes: @unchecked Sendable {
             x.respond(200, contentType: "application/json", body: Self.openAPI)
         case ("GET", 1, "sightings"): sightings(r, x)
         case ("GET", 2, "sightings") where c[1] == "recording": recording(r, x)
+        case ("GET", 1, "clips"): clip(r, x)
         case ("GET", 1, "events"):
             let backlog = r.query["backlog"].flatMap { Int($0) } ?? 100
             streams.allEvents(backlog: min(max(backlog, 0), 1000), x)

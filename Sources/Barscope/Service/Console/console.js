@@ -686,7 +686,13 @@ async function findSightings(event) {
       b.className = "play";
       b.title = `${s.recording} at ${s.offset_s} s`;
       b.onclick = () => play(s);
-      td.append(b);
+      // The moment as an MP4 of its own (10 s either side, cut without re-encoding).
+      const a = document.createElement("a");
+      a.textContent = "export clip";
+      a.className = "clip";
+      a.download = "";
+      a.href = `v1/clips?run=${encodeURIComponent(s.run)}&track=${s.track}`;
+      td.append(b, " ", a);
     } else {
       td.textContent = "–";
     }
