@@ -35,7 +35,12 @@ import Testing
             try service.request(
                 "POST", "/v1/pipelines/file-annotate/instances",
                 json: [
-                    "set": ["source.input": clip, "record.path": "", "events.path": ""].filter { !$0.value.isEmpty }
+                    // Its recording and events in the test's folder (the pipeline's own are relative to the
+                    // service's folder, the checkout's).
+                    "set": [
+                        "source.input": clip, "record.path": recording + "-file.mp4",
+                        "events.path": recording + "-file.jsonl",
+                    ]
                 ]),
             try service.request(
                 "POST", "/v1/pipelines/demo/instances",
