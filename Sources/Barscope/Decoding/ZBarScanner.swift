@@ -360,13 +360,6 @@ public final class ZBarScanner {
                 orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
                 || orientation == ZBAR_ORIENT_UNKNOWN
             let axis = alongX ? Point(1, 0) : Point(0, 1)
-            var across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
-            // Hits piled at one end of the code (read on a few lines in the same direction) or all on one scan
-            // line, as small and short codes often are read: where the code runs comes from the image then,
-            // along the hits' lines, and for I2/5, CODE-39 and Codabar only a line that crossed all of it counts
-            // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
-            // I2/5 takes for a shorter code); where a line beside the hit's runs longer, ZBar's decoder run along
-            // the hit's line says where the read's characters lie.
             // ZBar's decoder run along a hit's line gives the read's first and last bar. A line that left the code
             // through its bars' ends and found the rest of its elements farther on (seen: a tilted I2/5 whose top
             // line ran on 600 px over a background to a hit of its own) decodes a longer run than the lines that
@@ -380,13 +373,17 @@ public final class ZBarScanner {
             if let ends = decoded {
                 let kept = Self.hits(
                     points, within: ends, alongX: alongX, slack: max(1, ends.0.distance(to: ends.1) / 60))
-                if kept.count >= 2, kept.count < points.count {
-                    points = kept
-                    across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
-                }
+                if kept.count >= 2 { points = kept }
             }
+            var across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
             let hits = points
             var oneLine = false
+            // Hits piled at one end of the code (read on a few lines in the same direction) or all on one scan
+            // line, as small and short codes often are read: where the code runs comes from the image then,
+            // along the hits' lines, and for I2/5, CODE-39 and Codabar only a line that crossed all of it counts
+            // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
+            // I2/5 takes for a shorter code); where a line beside the hit's runs longer, ZBar's decoder run along
+            // the hit's line says where the read's characters lie.
             if Self.hitsPiled(Bounds(enclosing: points), alongX: alongX, type: name, data: data) {
                 // The first hit whose line crossed the whole code; without that test, the longest extent of a
                 // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).

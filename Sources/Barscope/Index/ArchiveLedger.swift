@@ -60,7 +60,8 @@ extension LedgerEngine {
         """
     }
 
-    private func transaction<T>(_ body: () throws -> T) throws -> T {
+    /// `body` in one write transaction: committed, or rolled back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
         _ = try query(beginWrite, [])
         do {
             let value = try body()

@@ -85,26 +85,12 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
 
     func write(_ rows: [Sighting]) throws {
         guard !rows.isEmpty else { return }
-        try execute("BEGIN")
-        do {
-            try upsert(rows)
-            try execute("COMMIT")
-        } catch {
-            _ = try? execute("ROLLBACK")
-            throw error
-        }
+        try transaction { try upsert(rows) }
     }
 
     func write(cycles: [CycleRow]) throws {
         guard !cycles.isEmpty else { return }
-        try execute("BEGIN")
-        do {
-            try CycleSQL.write(cycles, self)
-            try execute("COMMIT")
-        } catch {
-            _ = try? execute("ROLLBACK")
-            throw error
-        }
+        try transaction { try CycleSQL.write(cycles, self) }
     }
 
     func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }

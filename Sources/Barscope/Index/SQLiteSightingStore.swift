@@ -98,26 +98,12 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
 
     func write(_ rows: [Sighting]) throws {
         guard !rows.isEmpty else { return }
-        try execute("BEGIN IMMEDIATE")
-        do {
-            try upsert(rows)
-            try execute("COMMIT")
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
-        }
+        try transaction { try upsert(rows) }
     }
 
     func write(cycles: [CycleRow]) throws {
         guard !cycles.isEmpty else { return }
-        try execute("BEGIN IMMEDIATE")
-        do {
-            try CycleSQL.write(cycles, self)
-            try execute("COMMIT")
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
-        }
+        try transaction { try CycleSQL.write(cycles, self) }
     }
 
     func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }

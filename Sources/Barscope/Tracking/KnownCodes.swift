@@ -22,8 +22,9 @@ final class KnownCodes: @unchecked Sendable {
     }
     /// Each recent frame's reads, by the frame's number (the pool's order of dispatch, from 0, without gaps).
     private var history: [Int: [Code]] = [:]
-    /// The first frame not yet recorded (frames may finish out of order).
+    /// The first frame not yet recorded (frames may finish out of order), and the first still kept.
     private var next = 0
+    private var oldest = 0
     private var ended = false
     /// How many frames back the codes come from: the frames from `lag` to `lag + window - 1` before this one. A
     /// frame never waits for the one just before it, which a second worker is most often still reading: waiting
@@ -75,7 +76,10 @@ final class KnownCodes: @unchecked Sendable {
         while history[next] != nil { next += 1 }
         // Frames no later frame will ask for: every frame from `next` on still asks for those from `next - lag -
         // window + 1`.
-        history = history.filter { $0.key >= next - Self.lag - window }
+        while oldest < next - Self.lag - window {
+            history[oldest] = nil
+            oldest += 1
+        }
     }
 
     /// No more frames: nothing waits any longer.
