@@ -81,6 +81,7 @@ let package = Package(
             name: "BarscopeTests",
             dependencies: [
                 "Barscope", "CKafka", "CCairo", "CGStreamer", "CGStreamerApp", "CGStreamerVideo", "CBarscope",
+                "TestSupport",
             ]),
         // What the tests check differently under a sanitizer (scripts/test --sanitize), each said in a warning.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,5 +1,6 @@
 import CCairo
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
@@ -7,7 +8,7 @@ import Testing
 /// The decoding stage on generated codes with known text: what the second passes and the second engine must read
 /// (rotated, inverted, faint, small, Shift-JIS, binary), and the wrong reads that must never come out (a code cut
 /// by the viewfinder edge, a bad check digit, a phantom narrower than its symbology).
-@Suite struct AccuracyTests {
+@Suite(.suiteLimit) struct AccuracyTests {
     /// A symbol drawn into a grey image: `module` pixels a module, `margin` pixels of paper around its quiet zone.
     struct Picture {
         var pixels: [UInt8]

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The direction across a 1D code's bars, searched from its profile, when ZBar read the code on one scan line that
 /// runs along its bars' ends (a made image: thin bars on a white label on a dark background, as the small scene's).
-@Suite struct BarEdgeRefinerTests {
+@Suite(.suiteLimit) struct BarEdgeRefinerTests {
     /// A 200x120 grey image: background 40, label 30...170 x 30...90 at 220, bars of 1.5-px modules (widths 1 to 3
     /// modules, a fixed sequence) over x 50...150 and y 45...80 at 50, tilted by `degrees` about (100, 62);
     /// each pixel the mean of 4x4 samples.

@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// Where tracked mode's gated searches look, on made pictures: a flat grey frame with noise, and a patch that comes.
-@Suite struct ChangedAreasTests {
+@Suite(.suiteLimit) struct ChangedAreasTests {
     static let width = 640
     static let height = 360
 

@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Testing
 #endif
 
 /// Why an RTSP source could not be reached, asked of the network itself (rtspsrc says the same for every cause).
-@Suite struct ConnectProbeTests {
+@Suite(.suiteLimit) struct ConnectProbeTests {
     /// A loopback TCP socket bound to a free port; listening or not.
     final class Port {
         let fd: Int32

@@ -1,9 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// Results back in order, events out of every lock, and nothing dropped where nothing may be.
+@Suite(.suiteLimit)
 struct DeliveryTests {
     func code(_ data: String, x: Double) -> Detection {
         Detection(
@@ -99,7 +101,9 @@ struct DeliveryTests {
         #expect(names.withLock { $0 }.last?.contains("events: 8 dropped, the observer fell behind") == true)
 
         // A slow observer (10 ms an event, a stand-in for a slow reader: pacing, not a wait).
-        let file = EventOutbox(capacity: 2, name: "file") { _ in Thread.sleep(forTimeInterval: 0.01) }
+        let file = EventOutbox(capacity: 2, name: "file") { _ in
+            Thread.sleep(forTimeInterval: 0.01)  // pacing the observer: 10 ms an event
+        }
         for n in 0..<20 {
             file.waitForRoom()
             file.post(.warning(message: "n\(n)", source: nil))

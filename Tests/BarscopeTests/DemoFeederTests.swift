@@ -3,13 +3,14 @@ import CGStreamer
 import CGStreamerApp
 import CGStreamerVideo
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The demo source's I420 frames: drawn on a canvas kept from frame to frame and converted only where the scene
 /// drew, each must still be the whole scene converted, pixel for pixel, and its luma GStreamer's.
-@Suite struct DemoFeederTests {
+@Suite(.suiteLimit) struct DemoFeederTests {
     /// One frame's planes: luma rows of `width` bytes, then Cb and Cr rows of half that, rounded up.
     struct Planes: Equatable {
         var y: [UInt8] = []

@@ -1,9 +1,10 @@
 import Barscope
+import TestSupport
 import Testing
 
 /// The live demo draws its background once and copies it into every frame; the pictures must be the ones the
 /// scene draws whole (the truth and the generated clips come from those).
-@Suite struct DemoSceneTests {
+@Suite(.suiteLimit) struct DemoSceneTests {
     @Test(arguments: [DemoScene.Kind.codes, .conveyor])
     func aCopiedBackgroundGivesTheSamePicture(kind: DemoScene.Kind) {
         let scene = DemoScene(size: Size(width: 640, height: 360), fps: 30, kind: kind)

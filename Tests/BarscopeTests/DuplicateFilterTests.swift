@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The duplicate filter on a made-up event sequence: one code that leaves and comes back as new tracks.
-@Suite struct DuplicateFilterTests {
+@Suite(.suiteLimit) struct DuplicateFilterTests {
     static let code = Detection(type: "QR-Code", data: "dock-7", quality: 1, polygon: [Point(0, 0)])
 
     /// Track 1 from 0 s to 1 s, track 2 from 3 s, track 3 from 3.5 s (the same code each time).

@@ -1,8 +1,9 @@
 import Barscope
+import TestSupport
 import Testing
 
 /// The demo's encoders, checked against published check digits and the specifications' structure.
-@Suite struct EncoderTests {
+@Suite(.suiteLimit) struct EncoderTests {
     @Test func ean13CheckDigitsOfPublishedNumbers() {
         // 9876543210128: the stock zbar element's test image; 4006381333931 and 5901234123457: well-known examples.
         #expect(EAN13.checkDigit("987654321012") == 8)

@@ -1,7 +1,8 @@
 import Barscope
+import TestSupport
 import Testing
 
-@Suite struct EventTests {
+@Suite(.suiteLimit) struct EventTests {
     @Test func detectionEncodesTheDesignSchema() {
         let d = Detection(
             type: "QR-Code", data: "hello", quality: 1,

@@ -1,9 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The whole-file reader that replaces Foundation's (which leaks 4 KB on an empty file on Linux).
+@Suite(.suiteLimit)
 struct FileContentsTests {
     @Test func readsEveryByteAndTellsEmptyFromMissing() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("filecontents-\(UUID().uuidString)")

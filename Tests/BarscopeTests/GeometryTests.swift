@@ -1,7 +1,8 @@
 import Barscope
+import TestSupport
 import Testing
 
-@Suite struct GeometryTests {
+@Suite(.suiteLimit) struct GeometryTests {
     @Test func orientedBoxOfAxisAlignedHits() {
         // Scan-line hits at both ends of a horizontal code: x 100 and 300, rows 50...80.
         var hits: [Point] = []

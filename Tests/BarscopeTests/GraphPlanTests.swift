@@ -1,8 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// One model gives the launch description and the elements it needs: they cannot drift apart.
+@Suite(.suiteLimit)
 struct GraphPlanTests {
     @Test func factoriesAreReadOffTheDescription() throws {
         var c = RunConfiguration()

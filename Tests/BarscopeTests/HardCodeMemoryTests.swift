@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The hard-code memory on made profiles: one code's bars seen again in the next frames, moved, turned the other
 /// way, or replaced by other bars (`HardCodeTests` reads real clips with it).
-@Suite struct HardCodeMemoryTests {
+@Suite(.suiteLimit) struct HardCodeMemoryTests {
     static let oversample = HardCodeReader.oversample
 
     /// Bars of random widths (1-3 px), 160 px of them between quiet zones of 16 px, as a profile sampled at

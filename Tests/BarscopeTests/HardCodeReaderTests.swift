@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The hard-code reader's search for bars, on made images (`HardCodeTests` reads real clips with it).
-@Suite struct HardCodeReaderTests {
+@Suite(.suiteLimit) struct HardCodeReaderTests {
     /// A 1080p frame of sharp vertical stripes, 2 px black and 2 px white: every cell strong and all one way.
     /// The region is the whole frame, its tensor sums far past Int32 (they used to trap); stripes of one width
     /// read as no code.

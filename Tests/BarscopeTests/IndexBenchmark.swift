@@ -1,10 +1,12 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The sightings index at size (a benchmark, not a timed test: `scripts/bench index` runs it, with the number of
 /// rows in `BARSCOPE_BENCH_INDEX_ROWS`): rows written in batches as the recorder writes them, then exact-code searches
 /// and prefix searches of 100 results, each timed; the p50 and p95 printed, and written to bench-out/index.json.
+@Suite(.suiteLimit)
 struct IndexBenchmark {
     static let rows = ProcessInfo.processInfo.environment["BARSCOPE_BENCH_INDEX_ROWS"].flatMap { Int($0) }
 

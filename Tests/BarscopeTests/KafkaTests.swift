@@ -1,5 +1,6 @@
 import CKafka
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
@@ -15,7 +16,8 @@ import Testing
     .serialized,
     .enabled(
         if: ProcessInfo.processInfo.environment["BARSCOPE_SANITIZER"] != "thread",
-        "librdkafka's thrd_create threads crash the ThreadSanitizer runtime; run without --sanitize thread"))
+        "librdkafka's thrd_create threads crash the ThreadSanitizer runtime; run without --sanitize thread"),
+    .suiteLimit)
 struct KafkaTests {
     final class Cluster {
         let host: OpaquePointer
@@ -64,12 +66,7 @@ struct KafkaTests {
     }
 
     static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return condition()
+        pollUntil(seconds, condition)
     }
 
     /// Every event gets its delivery report, also those given while every broker was down (they wait in the spool

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// A frame's second look at the codes the frames before it read (`KnownCodes`, `BarcodeReader.withKnownCodes`).
-@Suite struct KnownCodesTests {
+@Suite(.suiteLimit) struct KnownCodesTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Fixtures/known-codes/ean13-3_34-frame24.jpg").standardized.path
     /// Where frame 23 of the clip read the code (full-frame pixels).

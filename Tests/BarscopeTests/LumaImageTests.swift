@@ -1,9 +1,10 @@
 import Barscope
+import TestSupport
 import Testing
 
 /// The half-size image every tracked search and the stills' second pass scan: each output pixel the rounded mean
 /// of its 2x2 block, at every width (the vector loop's eight-pixel steps and the tail after them), with row padding.
-@Suite struct LumaImageTests {
+@Suite(.suiteLimit) struct LumaImageTests {
     @Test(arguments: [(2, 2), (16, 4), (17, 5), (38, 7), (1920, 6), (33, 9)])
     func halvingAveragesEachBlock(size: (width: Int, height: Int)) {
         let stride = size.width + 13

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// How long a 1D code must be for its text: an EAN-13 may be a UPC-E's EAN-13 form (51 modules) only when UPC-E can
 /// write that number.
-@Suite struct PlausibilityTests {
+@Suite(.suiteLimit) struct PlausibilityTests {
     /// Each of UPC-E's four ways of leaving zeros out, expanded to UPC-A and written as EAN-13 (zxing-cpp's and
     /// ZBar's rule), may be a UPC-E; UPC-A numbers it cannot write, and EAN-13s without the leading 0, may not.
     @Test func aUPCEMayOnlyBeANumberUPCECanWrite() {

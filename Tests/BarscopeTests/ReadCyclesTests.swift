@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// Read cycles over frames in stream order: windows exact in stream time, verdicts, the ways a cycle closes, and the
 /// desk that stamps commands on frames and refuses the ones out of order.
-@Suite struct ReadCyclesTests {
+@Suite(.suiteLimit) struct ReadCyclesTests {
     static let frameNs: UInt64 = 33_333_333
     static func pts(_ n: Int) -> UInt64 { UInt64(n) * frameNs + 66_666_666 }
     static func code(_ data: String, type: String = "EAN-13", inside: Bool = true) -> Detection {

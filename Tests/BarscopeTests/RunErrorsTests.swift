@@ -1,9 +1,11 @@
 import CGStreamer
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// Bus errors to the one line a user reads: by the element's part of the graph, never by its name or path.
+@Suite(.suiteLimit)
 struct RunErrorsTests {
     func config(_ input: String) throws -> RunConfiguration {
         var c = RunConfiguration()

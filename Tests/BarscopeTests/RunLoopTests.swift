@@ -1,8 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The run loop's rules, without GStreamer: inputs in, actions out.
+@Suite(.suiteLimit)
 struct RunLoopTests {
     func machine(watchdog: Double? = nil, firstPicture: Double? = nil) -> RunLoop {
         RunLoop(

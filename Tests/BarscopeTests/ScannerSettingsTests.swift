@@ -1,7 +1,8 @@
 import Barscope
+import TestSupport
 import Testing
 
-@Suite struct ScannerSettingsTests {
+@Suite(.suiteLimit) struct ScannerSettingsTests {
     @Test func zbarimgSpellingsParse() throws {
         let s = try ScannerSettings(["disable", "qrcode.enable", "i25.disable", "ean13.enable=0"])
         #expect(s.configs.count == 4)

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// Where tracked mode's rescans look for a known code: moved by its velocity, unless the last two sightings are too
 /// far apart for motion (a cut).
-@Suite struct SearchBoardTests {
+@Suite(.suiteLimit) struct SearchBoardTests {
     static func code(at x: Double) -> Detection {
         Detection(
             type: "QR-Code", data: "a", quality: 1,

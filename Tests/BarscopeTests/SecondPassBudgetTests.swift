@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The still-image second passes end on a count of pixels, not on the clock: the same image gets the same passes,
 /// the same work and the same reads on any machine, however busy.
-@Suite struct SecondPassBudgetTests {
+@Suite(.suiteLimit) struct SecondPassBudgetTests {
     /// A 300 × 200 picture with nothing to read: every pass is tried.
     static let blank = AccuracyTests.Picture(
         pixels: (0..<(300 * 200)).map { UInt8(truncatingIfNeeded: ($0 * 7919) % 251) }, width: 300, height: 200)

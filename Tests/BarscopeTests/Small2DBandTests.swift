@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
@@ -5,7 +6,7 @@ import Testing
 /// Tracked mode's whole-frame read for small 2D codes runs a band of the frame at a time: the bands must cover the
 /// frame, and every code up to 128 rows tall must lie wholly inside one of them (ZBar's QR stage reads a code only
 /// when all of it is in the image it is given).
-@Suite struct Small2DBandTests {
+@Suite(.suiteLimit) struct Small2DBandTests {
     @Test(arguments: [1080, 1081, 720, 540, 480, 257, 200, 64])
     func everySmallCodeLiesWhollyInOneBand(height: Int) {
         let bands = (0..<4).map { ScanStage.small2DBand(height: height, turn: $0) }

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// The publishing spool: written before sending, read again after a restart, cleared by acknowledgements (in any
 /// order), bounded with the oldest dropped and counted.
-@Suite struct SpoolTests {
+@Suite(.suiteLimit) struct SpoolTests {
     static func folder() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString)").path
     }
@@ -71,10 +72,7 @@ import Testing
         let channel = publisher.channel(
             PublishSource(instance: "cam1", status: { .null }, state: { "playing" }, control: { _ in .null }))
         for i in 0..<2000 { channel.publish(.state("s\(i)-" + String(repeating: "y", count: 150))) }
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while Date() < deadline && (publisher.counters[0].counts.dropped["spool-full"] ?? 0) == 0 {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        pollUntil(10) { (publisher.counters[0].counts.dropped["spool-full"] ?? 0) > 0 }
         publisher.stop(timeout: 0)
         #expect((publisher.counters[0].counts.dropped["spool-full"] ?? 0) > 0)
         #expect(news.withLock { $0 }.contains { $0.contains("the spool is full") })

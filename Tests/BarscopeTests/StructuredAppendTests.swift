@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
@@ -6,7 +7,7 @@ import Testing
 /// QR structured append: one message split over several codes (libqrencode makes them). Each part comes out as a
 /// QR-Code with its index, the count and the parity, whichever engine reads it, alone or beside the others; the
 /// parts of a message join into its text.
-@Suite struct StructuredAppendTests {
+@Suite(.suiteLimit) struct StructuredAppendTests {
     static let message =
         "Barscope structured append: one message in four QR codes of version 2, part by part. 42"
     /// The parity ISO/IEC 18004 puts in every part's header: the XOR of the whole message's bytes.

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// Tracked mode at a cut: a frame that lost every code of two or more at once, none where it should be, stops
 /// rescanning around them (every line, ever wider) and the board forgets them; one code lost is followed as before.
-@Suite struct TrackedCutTests {
+@Suite(.suiteLimit) struct TrackedCutTests {
     /// Two CODE-128 labels side by side on white (2-px modules), or the same white without them.
     static func frame(withCodes: Bool) throws -> AccuracyTests.Picture {
         let left = AccuracyTests.Picture(try Code128.symbol("CUT-LEFT-1"), module: 2)

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// Tracked mode's sparse rescan of a tall 1D code reads at most `TrackedRegions.sparseLines` lines across it, yet
 /// its box still spans every bar from end to end: the ends come from the image, not from the lines read.
-@Suite struct TrackedRescanTests {
+@Suite(.suiteLimit) struct TrackedRescanTests {
     /// A CODE-128 label of 2-px modules with 420-px bars on white, lying along x, or turned by cairo to lie along y;
     /// with the bars' true outline.
     static func tallLabel(vertical: Bool) throws -> (picture: AccuracyTests.Picture, bars: PixelRect) {

@@ -1,7 +1,8 @@
 import Barscope
+import TestSupport
 import Testing
 
-@Suite struct TrackerTests {
+@Suite(.suiteLimit) struct TrackerTests {
     func code(_ data: String, at x: Double) -> Detection {
         Detection(
             type: "QR-Code", data: data, quality: 1,

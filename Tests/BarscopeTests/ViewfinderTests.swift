@@ -1,9 +1,10 @@
 import Barscope
+import TestSupport
 import Testing
 
 /// Scanbot's view finder semantics in frame pixels: largest rectangle of the aspect ratio inside the frame less
 /// the minimum insets, centred; a preferred height kept when it fits.
-@Suite struct ViewfinderTests {
+@Suite(.suiteLimit) struct ViewfinderTests {
     @Test func defaultIsLargestCentred4by3InsideTwentyPixelInsets() throws {
         let r = try #require(Viewfinder().region(in: Size(width: 1920, height: 1080)))
         // 1040 high (1080 - 2×20), 1386.67 wide, centred: x = 266.67 → even edges 268...1652.

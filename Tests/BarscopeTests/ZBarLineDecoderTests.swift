@@ -1,10 +1,11 @@
 import CZBar
+import TestSupport
 import Testing
 
 @testable import Barscope
 
 /// ZBar's decoder run along one line: where a read's characters begin and end on the line it was read on.
-@Suite struct ZBarLineDecoderTests {
+@Suite(.suiteLimit) struct ZBarLineDecoderTests {
     /// An ITF of 2-px modules, with a dark mark in the margin past its right quiet zone (so that a decode left to
     /// right finishes at the mark's edge, mid-line, as in a frame): the read's ends on its row are the first bar's
     /// leading edge and the last bar's trailing edge, whichever way it was read (ZBar places a read at the end

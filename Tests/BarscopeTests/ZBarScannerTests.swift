@@ -1,8 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Barscope
 
+@Suite(.suiteLimit)
 struct ZBarScannerTests {
     /// A level EAN-13 of 3-px modules on a white label, only the modules in `shown` printed (the rest left blank).
     static func label(_ bars: [Bool], showing shown: Range<Int>) -> (pixels: [UInt8], width: Int, height: Int) {

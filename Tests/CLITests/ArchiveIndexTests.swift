@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `barscope index`: recordings already made scanned into the index with their own start times, resumable, bad files
 /// named and skipped; two workers on one PostgreSQL split an archive, one of them killed half-way, and every file is
 /// indexed exactly once.
-@Suite(.serialized) struct ArchiveIndexTests {
+@Suite(.serialized, .suiteLimit) struct ArchiveIndexTests {
     static func rows(_ json: String) -> [[String: Any]] { SightingsTests.rows(json) }
 
     static func date(_ text: String) -> Date? {
@@ -145,22 +146,19 @@ import Testing
         let victim = killed.processIdentifier
         func count(_ sql: String) -> Int { (try? pg.psql(sql)).flatMap { Int($0) } ?? -1 }
         // Half-way, with a file in the victim's hands.
-        let deadline = Date(timeIntervalSinceNow: 120)
         var held: [String] = []
-        while Date() < deadline && killed.isRunning {
-            if count("SELECT count(*) FROM files WHERE state = 'done'") >= 6 {
-                held =
-                    ((try? pg.psql("SELECT path FROM files WHERE state = 'scanning' AND owner LIKE '%:\(victim):%'"))
-                    ?? "").split(separator: "\n").map(String.init)
-                if !held.isEmpty { break }
-            }
-            usleep(50_000)  // polls the files table for the moment to kill
+        pollUntil(120) {
+            guard killed.isRunning else { return true }
+            guard count("SELECT count(*) FROM files WHERE state = 'done'") >= 6 else { return false }
+            held =
+                ((try? pg.psql("SELECT path FROM files WHERE state = 'scanning' AND owner LIKE '%:\(victim):%'"))
+                ?? "").split(separator: "\n").map(String.init)
+            return !held.isEmpty
         }
         try #require(!held.isEmpty, "the first worker never held a file with 6 done")
         kill(victim, SIGKILL)
         killed.waitUntilExit()
-        let end = Date(timeIntervalSinceNow: 180)
-        while survivor.isRunning && Date() < end { usleep(100_000) }  // waits on the survivor's exit
+        pollUntil(180, every: 0.1) { !survivor.isRunning }
         #expect(!survivor.isRunning && survivor.terminationStatus == 0, "the survivor did not end with 0")
 
         #expect(count("SELECT count(*) FROM files WHERE state = 'done'") == 20)

@@ -5,7 +5,7 @@ import Testing
 
 /// Inputs that try to break the tool, as issue #8 lists them: each gives its exit code and exactly one line on
 /// standard error naming the thing at fault, within seconds, without a crash.
-@Suite(.serialized) struct BadInputTests {
+@Suite(.serialized, .suiteLimit) struct BadInputTests {
     /// Files made once for the whole table.
     struct Fixtures {
         let empty: String, emptyPNG: String, truncated: String, random: String, text: String, huge: String
@@ -258,7 +258,7 @@ import Testing
 /// qtdemux and the decoders resynchronise by themselves. GStreamer 1.22's matroskademux (MKV, WebM) reads the noise
 /// as top-level elements, takes one for a huge element and ends the stream there without an error (4 s of a 10 s
 /// clip): barscope seeks on past it and says where the damage was.
-@Suite(.serialized) struct CorruptVideoTests {
+@Suite(.serialized, .suiteLimit) struct CorruptVideoTests {
     @Test(arguments: ["mp4", "mkv", "webm"])
     func scannerGoesOnPastACorruptStretch(container: String) throws {
         let clip = Tool.folder.appendingPathComponent("whole-300.\(container)").path

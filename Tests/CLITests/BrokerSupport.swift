@@ -55,9 +55,7 @@ final class Broker: @unchecked Sendable {
         try p.run()
         process = p
         // Ready when the port accepts.
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while Date() < deadline && !Self.accepts(port) { Thread.sleep(forTimeInterval: 0.02) }
-        guard Self.accepts(port) else {
+        guard pollUntil(10, every: 0.02, { Self.accepts(port) }) else {
             throw NotReady(description: "mosquitto on port \(port): not accepting in 10 s")
         }
     }
@@ -163,12 +161,7 @@ final class Subscriber: @unchecked Sendable {
     }
 
     func waitFor(_ seconds: Double, _ done: ([(topic: String, payload: String)]) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if done(messages) { return true }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        return done(messages)
+        pollUntil(seconds, every: 0.1) { done(messages) }
     }
 
     func stop() {

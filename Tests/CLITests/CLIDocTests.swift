@@ -1,8 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// docs/cli.md shows each command's `--help` as it is: every block under a "## `barscope ... --help`" heading is
 /// that command's output, byte for byte, and every command that has a help has its block.
+@Suite(.suiteLimit)
 struct CLIDocTests {
     @Test func theCommandLinePageIsTheHelp() throws {
         let page = try String(

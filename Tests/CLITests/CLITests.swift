@@ -154,19 +154,23 @@ final class OutputLines: Sendable {
 
     /// Waits up to `seconds` for a line (from index `start` on) that matches; returns its index.
     func waitFor(_ seconds: Double, from start: Int = 0, _ match: (String) -> Bool) -> Int? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while true {
+        var found: Int? = nil
+        pollUntil(seconds) {
             let now = all
-            if now.count > start, let i = now[start...].firstIndex(where: match) { return i }
-            if Date() >= deadline || lines.withLock({ $0.ended }) { return nil }
-            Thread.sleep(forTimeInterval: 0.05)
+            if now.count > start, let i = now[start...].firstIndex(where: match) { found = i }
+            return found != nil || lines.withLock({ $0.ended })
         }
+        if found == nil, lines.withLock({ $0.ended }) {
+            // Ended: the lines are all there; one last look at what came with the end.
+            let now = all
+            if now.count > start { found = now[start...].firstIndex(where: match) }
+        }
+        return found
     }
 
     /// Waits up to `seconds` for the child to close its end; returns every line.
     func waitForEnd(_ seconds: Double) -> [String] {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while !lines.withLock({ $0.ended }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        pollUntil(seconds) { lines.withLock({ $0.ended }) }
         return all
     }
 
@@ -179,7 +183,7 @@ final class OutputLines: Sendable {
     }
 }
 
-@Suite(.serialized) struct CLITests {
+@Suite(.serialized, .suiteLimit) struct CLITests {
     /// SIGINT, SIGTERM and SIGHUP during a live recording: EOS first, so the MP4 is finished and plays back with
     /// the frames up to the signal; exit 128 + the signal. A second SIGINT stops at once.
     @Test(arguments: [(SIGINT, "INT"), (SIGTERM, "TERM"), (SIGHUP, "HUP")])
@@ -305,7 +309,7 @@ final class OutputLines: Sendable {
             let chunk = reader.readData(ofLength: 4096)
             if chunk.isEmpty { break }
             bytes.append(chunk)
-            usleep(2000)
+            usleep(2000)  // pacing the reader: a slow consumer of the events
         }
         let summary = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()

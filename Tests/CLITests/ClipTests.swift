@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `GET /v1/clips`: a sighting's moment as an MP4 cut at keyframes without re-encoding; it plays (decoded here), is
 /// as long as asked, and the frame at the sight it names shows the code (scanned).
-@Suite(.serialized) struct ClipTests {
+@Suite(.serialized, .suiteLimit) struct ClipTests {
     @Test func aSightingsMomentIsAPlayableClipThatShowsTheCode() throws {
         let state = try SightingsTests.folder("clips").path
         let recording = state + "/dock.mp4"

@@ -6,7 +6,7 @@ import Testing
 /// `Tests/Console/drive_console.py` (python3-selenium; scripts/setup installs all three), against a real
 /// `barscope serve` on a free loopback port. The script does what a person does and checks the page and the service;
 /// its screenshots are in the test's output folder (`console-SCENARIO/`).
-@Suite(.serialized) struct ConsoleTests {
+@Suite(.serialized, .suiteLimit) struct ConsoleTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Console/drive_console.py").path
     static let browser =
@@ -147,7 +147,7 @@ import Testing
 
 /// The console's protections without a browser: a request from a page of another origin is refused; the page's own
 /// files need no token, everything else does, and the token cookie counts for GET only.
-@Suite struct ConsoleGuardTests {
+@Suite(.suiteLimit) struct ConsoleGuardTests {
     @Test func anotherOriginAndTheCookie() throws {
         let token = "guard-test-token-\(UUID().uuidString)"
         let service = try Service(token: token)

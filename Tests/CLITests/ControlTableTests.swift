@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// One table of control commands driven through the three channels that carry them: standard input
@@ -9,7 +10,7 @@ import Testing
 ///
 /// Commands are applied in the order given, so a command whose effect no event shows (`engine`, `style`) is
 /// known to be taken when the next command's effect arrives with no warning about it in between.
-@Suite(.serialized) struct ControlTableTests {
+@Suite(.serialized, .suiteLimit) struct ControlTableTests {
     /// What follows a valid command in the events.
     enum Effect {
         /// A `viewfinder` event whose region has this width:height.

@@ -1,9 +1,10 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// `--control -`: commands on standard input change a running pipeline (viewfinder, pause, resume, stop).
-@Suite(.serialized) struct ControlTests {
+@Suite(.serialized, .suiteLimit) struct ControlTests {
     @Test func commandsChangeTheRunningPipeline() throws {
         let p = Process()
         p.executableURL = Tool.url
@@ -51,9 +52,7 @@ import Testing
             lines.waitFor(5) { $0.contains(#""event":"warning""#) && $0.contains("control 'zoom 2': unknown command") }
                 != nil)
         send("stop")
-        let deadline = Date(timeIntervalSinceNow: 15)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(!p.isRunning)
+        #expect(pollUntil(15) { !p.isRunning })
         #expect(p.terminationStatus == 0, "a stop command ends the run normally")
         #expect(lines.waitFor(2) { $0.contains(#""event":"eos""#) } != nil)
     }
@@ -78,11 +77,10 @@ import Testing
         func text() -> String { (try? String(contentsOfFile: events, encoding: .utf8)) ?? "" }
         /// One writer: opens the FIFO (once the run reads it), writes the line, closes it.
         func write(_ line: String) {
-            let deadline = Date(timeIntervalSinceNow: 20)
             var fd: Int32 = -1
-            while fd < 0 && Date() < deadline && p.isRunning {
+            pollUntil(20, every: 0.02) {
                 fd = open(fifo, O_WRONLY | O_NONBLOCK)
-                if fd < 0 { usleep(20_000) }  // waits for the reader to open the FIFO
+                return fd >= 0 || !p.isRunning
             }
             guard fd >= 0 else {
                 Issue.record("'\(line)': nothing reads \(fifo) (\(text().suffix(200)))")
@@ -93,9 +91,7 @@ import Testing
             close(fd)
         }
         func waitFor(_ what: String, _ condition: (String) -> Bool) {
-            let deadline = Date(timeIntervalSinceNow: 20)
-            while !condition(text()) && Date() < deadline { usleep(50_000) }  // polls the events file
-            #expect(condition(text()), "\(what) did not come: \(text().suffix(300))")
+            #expect(pollUntil(20) { condition(text()) }, "\(what) did not come: \(text().suffix(300))")
         }
         waitFor("playing") { $0.contains(#""state":"playing""#) }
         write("pause")
@@ -106,9 +102,7 @@ import Testing
             return t[paused.upperBound...].contains(#""state":"playing""#)
         }
         write("stop")
-        let deadline = Date(timeIntervalSinceNow: 20)
-        while p.isRunning && Date() < deadline { usleep(50_000) }  // waits on the run's end
-        #expect(!p.isRunning, "the third writer's stop was not read")
+        #expect(pollUntil(20) { !p.isRunning }, "the third writer's stop was not read")
         if !p.isRunning { #expect(p.terminationStatus == 0) }
         #expect(text().contains(#""event":"eos""#))
     }

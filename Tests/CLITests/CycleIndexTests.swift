@@ -1,8 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Read cycles' results in the sightings index: every `cycle` event of a run is a row (its result, label, codes,
 /// when, and where in the recording it opened), found by `search --cycles`.
+@Suite(.suiteLimit)
 struct CycleIndexTests {
     @Test func everyCycleOfARunIsInTheIndex() throws {
         let folder = try SightingsTests.folder("cycle-index").path

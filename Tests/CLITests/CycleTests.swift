@@ -1,11 +1,12 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// Read cycles on the conveyor scene, whose truth is known: parcels one at a time through the viewfinder, in fours
 /// (one EAN-13, none, two EAN-13s, a wrong CODE-128). With `--expect '^[0-9]{13}$' --expect-count 1` they are good,
 /// noread, multiple and mismatch.
-@Suite(.serialized) struct CycleTests {
+@Suite(.serialized, .suiteLimit) struct CycleTests {
     static let size = Size(width: 960, height: 540)
     static let fps = 30
     static let scene = DemoScene(size: size, fps: fps, kind: .conveyor)
@@ -135,8 +136,8 @@ import Testing
         var doubled = false
         for step in plan {
             let due = start.addingTimeInterval(Double(step.frame) / Double(Self.fps))
-            // Each command at its frame's time of the live clip: pacing the commands, not a wait for anything.
-            Thread.sleep(forTimeInterval: max(0, due.timeIntervalSinceNow))
+            // Each command at its frame's time of the live clip.
+            Thread.sleep(forTimeInterval: max(0, due.timeIntervalSinceNow))  // pacing the commands, not a wait
             send(step.command)
             if !doubled && step.command.hasPrefix("cycle start") {
                 send("cycle start again")

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A recording is evidence: scanned again, a file must give the same events, whatever the number of scanning
 /// threads (another machine's cores) and however they happen to interleave.
-@Suite(.serialized) struct DeterminismTests {
+@Suite(.serialized, .suiteLimit) struct DeterminismTests {
     /// The events of one scan, less what says how it ran rather than what it read (the pipeline's state changes,
     /// which the bus reports in its own time, and the end's latency figures).
     static func reads(_ clip: String, _ mode: [String], threads: Int) throws -> [String] {

@@ -14,7 +14,7 @@ import Testing
 /// prints are JSON Lines ending in `eos`, every file it writes is what its name says (a video that plays, JSON Lines,
 /// an image), an answer has the fields its comment names, a control command's event follows. An example that
 /// needs what this machine lacks is listed as skipped with its reason; one of a kind this test cannot run fails it.
-@Suite(.serialized) struct DocumentedExamplesTests {
+@Suite(.serialized, .suiteLimit) struct DocumentedExamplesTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
         .standardized
 
@@ -515,7 +515,9 @@ final class Sandbox {
             let started = Date()
             let folder = self.folder
             Thread.detachNewThread {
-                while p.isRunning {
+                // Stops the run once it has shown a code and run `stopAfter`, or at 40 s; ends with the run.
+                pollUntil(3600, every: 0.2) {
+                    guard p.isRunning else { return true }
                     let elapsed = Date().timeIntervalSince(started)
                     let shown = { () -> Bool in
                         if output.text.contains(#""event":"appeared""#) { return true }
@@ -531,9 +533,9 @@ final class Sandbox {
                     }
                     if (elapsed >= stopAfter && shown()) || elapsed >= 40 {
                         kill(pid, SIGINT)
-                        return
+                        return true
                     }
-                    usleep(200_000)  // polls for the run's first code
+                    return false
                 }
             }
         }
@@ -557,11 +559,10 @@ final class Sandbox {
         }
         // The FIFO opens for writing once its reader has it open (the background run, once started): opened
         // without blocking until then, while the reader runs.
-        let deadline = Date(timeIntervalSinceNow: 30)
         var fd: Int32 = -1
-        while fd < 0, Date() < deadline, reader?.process.isRunning == true {
+        pollUntil(30) {
             fd = open(path, O_WRONLY | O_NONBLOCK)
-            if fd < 0 { usleep(50_000) }  // waits on the reader's open
+            return fd >= 0 || reader?.process.isRunning != true
         }
         guard fd >= 0 else {
             Issue.record("\(command.text)  [\(source)]: nothing opened \(path) (the reader ended or hung)")
@@ -579,15 +580,11 @@ final class Sandbox {
         guard let r = reader else { return }
         reader = nil
         let events = { r.events.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while r.process.isRunning && Date() < deadline && !events().contains(#""event":"cycle""#) {
-            usleep(50_000)  // waits on the event, polling the file it goes to
-        }
+        pollUntil(30) { !r.process.isRunning || events().contains(#""event":"cycle""#) }
         #expect(
             events().contains(#""event":"cycle""#), "\(r.command)  [\(r.source)]: no cycle in \(events().suffix(300))")
         if r.process.isRunning { kill(r.process.processIdentifier, SIGINT) }
-        let stopped = Date(timeIntervalSinceNow: 30)
-        while r.process.isRunning && Date() < stopped { usleep(50_000) }  // waits on the process's end
+        pollUntil(30) { !r.process.isRunning }
         if r.process.isRunning { kill(r.process.processIdentifier, SIGKILL) }
         r.process.waitUntilExit()
         #expect(r.process.terminationStatus == 130, "\(r.command)  [\(r.source)]: exit \(r.process.terminationStatus)")

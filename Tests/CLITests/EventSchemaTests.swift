@@ -9,7 +9,7 @@ import Testing
 /// two event streams), every line of their event files, standard output, Server-Sent Events and MQTT messages
 /// validated with the Python `jsonschema` package (Draft 2020-12). The schema is strict (no field it does not list),
 /// so a field added to an event without its documentation fails here.
-@Suite(.serialized) struct EventSchemaTests {
+@Suite(.serialized, .suiteLimit) struct EventSchemaTests {
     static let schema = OpenAPITests.root.appendingPathComponent("docs/events.schema.json").path
 
     /// Lines tagged with where they came from.
@@ -216,10 +216,13 @@ import Testing
 
     /// Waits until the file has a line containing `text`.
     func waitForLine(_ path: String, containing text: String, timeout: Double = 30) throws {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            if let s = try? String(contentsOfFile: path, encoding: .utf8), s.contains(text) { return }
-            Thread.sleep(forTimeInterval: 0.1)
+        if pollUntil(
+            timeout, every: 0.1,
+            {
+                (try? String(contentsOfFile: path, encoding: .utf8))?.contains(text) == true
+            })
+        {
+            return
         }
         let s = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         throw Service.WaitFailed(description: "\(path): no line with \(text) in \(timeout) s: \(s.suffix(600))")

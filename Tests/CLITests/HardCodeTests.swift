@@ -8,7 +8,7 @@ import Testing
 /// every symbol-frame it reads without it, and more: a real share of those ZBar missed, each where the code is,
 /// with no false read of its own. (`scripts/bench hard` measures the same against the stock element at 1x and 2x,
 /// and the cost.)
-@Suite(.serialized) struct HardCodeTests {
+@Suite(.serialized, .suiteLimit) struct HardCodeTests {
     typealias Read = RecallTests.Read
 
     /// A seed no choice was made on (the reader's versions were chosen on seeds 1-3), 960x540: nine codes.

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The index's database stopped for 20 seconds in the middle of a live run, and started again on the same port: the
 /// run says so (warning events), keeps scanning, and every sighting it reported is in the table at the end.
-@Suite(.serialized) struct IndexOutageTests {
+@Suite(.serialized, .suiteLimit) struct IndexOutageTests {
     struct Appeared: Hashable {
         var track: Int
         var code: String
@@ -39,9 +40,8 @@ import Testing
             (try? pg.psql("SELECT count(*) FROM sightings WHERE camera = 'outage'")).flatMap { Int($0) } ?? -1
         }
         func wait(_ what: String, seconds: Double = 30, _ condition: () -> Bool) throws {
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while !condition() && Date() < deadline { usleep(50_000) }  // polls the condition
-            try #require(condition(), "\(what) did not happen in \(seconds) s: \(text().suffix(400))")
+            let came = pollUntil(seconds, condition)
+            try #require(came, "\(what) did not happen in \(seconds) s: \(text().suffix(400))")
         }
         try wait("a first sighting in the index") { rows() > 0 }
         pg.stop()

@@ -7,7 +7,7 @@ import Testing
 /// against the service: it is valid OpenAPI 3.1 (`openapi-spec-validator`); every operation it names is answered by a
 /// real `barscope serve` as it says; every route the service answers is in it; and schemathesis's generated requests
 /// get no answer outside it, no 5xx, no crash, with the service and its instance untouched afterwards.
-@Suite(.serialized) struct OpenAPITests {
+@Suite(.serialized, .suiteLimit) struct OpenAPITests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
         .standardized
     static let documentPath = root.appendingPathComponent("Sources/Barscope/Service/openapi.json").path
@@ -161,14 +161,13 @@ import Testing
         let id = try #require(made.object["id"] as? String, "\(made.text)")
         try service.waitFor(id, "playing") { $0["state"] as? String == "playing" }
         // A snapshot and a sighting with its recording, for the routes that serve them.
-        let deadline = Date(timeIntervalSinceNow: 30)
         var snapshot: String? = nil
         var sighting: [String: Any]? = nil
-        while Date() < deadline && (snapshot == nil || sighting == nil) {
+        try pollUntil(30, every: 0.2) {
             snapshot = (try? FileManager.default.contentsOfDirectory(atPath: snapshots))?.first { $0.hasSuffix(".png") }
             let page = try service.request("GET", "/v1/sightings?instance=\(id)&limit=5").object
             sighting = (page["sightings"] as? [[String: Any]])?.first { $0["recording"] != nil }
-            if snapshot == nil || sighting == nil { Thread.sleep(forTimeInterval: 0.2) }
+            return snapshot != nil && sighting != nil
         }
         let snap = try #require(snapshot, "no snapshot in 30 s")
         let row = try #require(sighting, "no sighting with a recording in 30 s")
@@ -213,10 +212,11 @@ import Testing
             }
             var r = try service.request(op.method, path, json: body, headers: headers)
             // A live sighting's moment is in its recording once the recording has caught up (a fragment a second).
-            let caughtUp = Date(timeIntervalSinceNow: 20)
-            while op.id == "exportClip" && r.status == 503 && Date() < caughtUp {
-                usleep(500_000)  // asks again until the recording holds the moment
-                r = try service.request(op.method, path, json: body, headers: headers)
+            if op.id == "exportClip" && r.status == 503 {
+                try pollUntil(20, every: 0.5) {
+                    r = try service.request(op.method, path, json: body, headers: headers)
+                    return r.status != 503
+                }
             }
             #expect((200..<300).contains(r.status) && op.statuses.contains(r.status), "\(at): \(r.status) \(r.text)")
             let type = (r.headers["content-type"] ?? "").split(separator: ";")[0]

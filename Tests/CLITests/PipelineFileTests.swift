@@ -1,10 +1,11 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// Named pipelines: the shipped files validate; broken files give one line naming file, section, key and value;
 /// the command line overrides the file.
-@Suite(.serialized) struct PipelineFileTests {
+@Suite(.serialized, .suiteLimit) struct PipelineFileTests {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
         .standardized
 

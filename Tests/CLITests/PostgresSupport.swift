@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A real PostgreSQL server (Debian's postgresql 15) for one test: a cluster made by initdb in a folder of the
@@ -69,16 +70,16 @@ final class Postgres {
         p.standardError = FileHandle(forWritingAtPath: log)
         try p.run()
         server = p
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while Date() < deadline {
-            let ready = try Self.runAs([
-                "\(Self.bin)/pg_isready", "-h", "127.0.0.1", "-p", String(port), "-U", "barscope", "-d", "postgres",
-                "-q",
-            ])
-            if ready.status == 0 { return }
-            guard p.isRunning else { break }
-            usleep(100_000)  // polls pg_isready until the server accepts connections
+        var ready = false
+        try pollUntil(30, every: 0.1) {
+            ready =
+                try Self.runAs([
+                    "\(Self.bin)/pg_isready", "-h", "127.0.0.1", "-p", String(port), "-U", "barscope", "-d", "postgres",
+                    "-q",
+                ]).status == 0
+            return ready || !p.isRunning
         }
+        if ready { return }
         throw PostgresError("postgres did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
@@ -92,8 +93,7 @@ final class Postgres {
         } else {
             kill(p.processIdentifier, SIGINT)
         }
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while p.isRunning && Date() < deadline { usleep(50_000) }  // waits on the server's exit
+        pollUntil(30) { !p.isRunning }
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
         server = nil

@@ -4,7 +4,7 @@ import Testing
 
 /// The progress line: drawn in place on a terminal (a pseudo-terminal made by `script`), plain lines otherwise;
 /// the one-line summary at the end either way.
-@Suite(.serialized) struct ProgressTests {
+@Suite(.serialized, .suiteLimit) struct ProgressTests {
     static func clip() throws -> String { try Tool.clip("progress-720p.mp4", size: "1280x720", frames: 300) }
 
     @Test func barOnATerminal() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// `--publish mqtt://`: events to a real mosquitto (started by the test on a free loopback port), checked with
 /// `mosquitto_sub` on a persistent session at QoS 1 against the JSON Lines file the same run wrote.
-@Suite(.serialized) struct PublishTests {
+@Suite(.serialized, .suiteLimit) struct PublishTests {
     static func fileLines(_ path: String) -> [String] {
         FileContents.text(atPath: path)?.split(separator: "\n").map(String.init) ?? []
     }
@@ -101,8 +101,8 @@ import Testing
         let before = sub.messages.map(\.payload)
         // Events go on while the broker is away: they wait in the spool.
         send("resume")
-        // The outage's length, the scenario's own (events pile up in the spool meanwhile): not a wait for anything.
-        Thread.sleep(forTimeInterval: outage)
+        // The outage's length, the scenario's own (events pile up in the spool meanwhile).
+        Thread.sleep(forTimeInterval: outage)  // pacing the scenario: the broker away this long, not a wait
         try broker.start()
         // The subscriber's session first (with persistence off the broker forgot it), then the spool drains once
         // barscope is back (its next try comes within its backoff, at most 30 s).
@@ -236,9 +236,8 @@ import Testing
         holder.standardError = FileHandle.nullDevice
         try holder.run()
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
-        let deadline = Date(timeIntervalSinceNow: 20)
-        while Date() < deadline && !FileManager.default.fileExists(atPath: shared + "/mqtt-127.0.0.1-1-bs/lock") {
-            Thread.sleep(forTimeInterval: 0.05)
+        waitUntil(20, "the first run's spool lock") {
+            FileManager.default.fileExists(atPath: shared + "/mqtt-127.0.0.1-1-bs/lock")
         }
         let second = try Tool.run(
             ["run", "demo", "--frames", "5", "--quiet", "--publish", "mqtt://127.0.0.1:1/bs", "--spool", shared])
@@ -279,7 +278,7 @@ import Testing
 
 /// `barscope serve --publish`: one connection for every instance; each instance's events on its own topic, its
 /// status retained, its control topic answered; the sink's counters on /metrics.
-@Suite(.serialized) struct ServePublishTests {
+@Suite(.serialized, .suiteLimit) struct ServePublishTests {
     @Test func instancesPublishAndAnswerTheirControlTopic() throws {
         let broker = try Broker()
         let sub = try Subscriber(broker, topic: "site/#", id: "serve-\(UUID().uuidString)")

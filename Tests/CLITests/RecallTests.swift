@@ -8,7 +8,7 @@ import Testing
 /// --viewfinder off` reads every symbol-frame the stock element reads on the same frames, and makes no false read
 /// the stock element does not make too; `--engine both` reads every symbol-frame ZBar alone reads and adds no false
 /// read. (`scripts/recall.py` is the same comparison on as many clips as wanted.)
-@Suite(.serialized) struct RecallTests {
+@Suite(.serialized, .suiteLimit) struct RecallTests {
     /// A frame, a type and a text: one read of one code.
     struct Read: Hashable, CustomStringConvertible {
         var frame: Int

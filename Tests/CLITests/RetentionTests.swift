@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--keep-days N`: sightings older than N days go, with the recordings and snapshots they named, never a file still
 /// being written, never a file the index does not know.
-@Suite(.serialized) struct RetentionTests {
+@Suite(.serialized, .suiteLimit) struct RetentionTests {
     static let day: Int64 = 86_400_000_000
 
     /// Rows and files made now, then aged: the rows' times moved 40 days back, the files' last change set to then.
@@ -80,12 +81,11 @@ import Testing
         try Self.age(index, cameras: ["aged"], files: [])
         let service = try Service(state: state, extra: ["--keep-days", "30"])
         defer { #expect(service.terminate() == 0) }
-        let deadline = Date(timeIntervalSinceNow: 20)
         var left = Int32(0)
-        repeat {
+        try pollUntil(20, every: 0.1) {
             left = try Tool.run(["search", "--camera", "aged", "--index", index]).status
-            if left != 4 { usleep(100_000) }  // polls the index until the sweep has run
-        } while left != 4 && Date() < deadline
+            return left == 4
+        }
         #expect(left == 4, "the aged sightings are still there")
         #expect(try Tool.run(["search", "--camera", "fresh", "--index", index]).status == 0)
     }

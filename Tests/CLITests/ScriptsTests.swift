@@ -1,9 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The scripts a newcomer runs first: scripts/barscope's build says one line the first time, nothing when up to
 /// date, and its log only when it fails, never SwiftPM's pkg-config noise (issue 13, defect 8). The function is
 /// run with the real `swift` on throwaway roots; a real build is scripts/barscope's own first run.
+@Suite(.suiteLimit)
 struct ScriptsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -61,6 +63,7 @@ struct ScriptsTests {
 /// limit is 0.5, but the service's memory steps make 1.0 too close to call in 3 minutes), descriptors or threads
 /// (3 a minute: one per short-lived instance); and it fails the samples of a real leak, recorded before its fix
 /// (libsoup's connections in CLOSE-WAIT, one descriptor per request: Sources/Barscope/Service/HTTPExchange.swift).
+@Suite(.suiteLimit)
 struct SoakJudgementTests {
     static let fixtures = ScriptsTests.root.appendingPathComponent("Tests/Fixtures/soak")
 

@@ -1,10 +1,11 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// Nothing from an argument or a pipeline file reaches a shell or a launch string; listeners stay on loopback;
 /// passwords never show.
-@Suite(.serialized) struct SecurityTests {
+@Suite(.serialized, .suiteLimit) struct SecurityTests {
     /// A launch-string fragment as the input, as a pipeline file's input, as a recording path and as the events
     /// path: each is taken as one name that does not exist, and the file the fragment would write never appears.
     @Test func launchFragmentsAndShellSyntaxAreOnlyNames() throws {

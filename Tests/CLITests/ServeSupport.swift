@@ -144,12 +144,15 @@ final class Service: @unchecked Sendable {
         _ id: String, _ what: String = "the awaited status", timeout: Double = 30,
         sourceLocation: SourceLocation = #_sourceLocation, _ condition: ([String: Any]) -> Bool
     ) throws -> [String: Any] {
-        let deadline = Date(timeIntervalSinceNow: timeout)
         var last: [String: Any] = [:]
-        while Date() < deadline {
-            last = try request("GET", "/v1/instances/\(id)").object
-            if condition(last) { return last }
-            Thread.sleep(forTimeInterval: 0.1)
+        if try pollUntil(
+            timeout, every: 0.1,
+            {
+                last = try request("GET", "/v1/instances/\(id)").object
+                return condition(last)
+            })
+        {
+            return last
         }
         throw WaitFailed(
             description:
@@ -161,8 +164,7 @@ final class Service: @unchecked Sendable {
     func terminate(timeout: Double = 60) -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        pollUntil(timeout) { !process.isRunning }
         return process.isRunning ? nil : process.terminationStatus
     }
 

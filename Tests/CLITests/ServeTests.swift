@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `barscope serve` end to end: the real service on a loopback port, a real HTTP client, real pipelines.
-@Suite(.serialized) struct ServeTests {
+@Suite(.serialized, .suiteLimit) struct ServeTests {
     static func clip() throws -> String { try Tool.clip("serve-clip.mp4", size: "640x360", frames: 300) }
 
     static var liveDemo: [String: Any] {
@@ -379,7 +379,7 @@ import Testing
             for i in $(seq 300); do
                 curl -sf \(service.base)/v1/instances/$id | grep -q '"state":"playing"' && break
                 [ "$i" = 300 ] && { echo "not playing: $(curl -s \(service.base)/v1/instances/$id)"; exit 1; }
-                sleep 0.1
+                sleep 0.1  # the script's poll
             done
             curl -sf -X DELETE \(service.base)/v1/instances/$id | grep -q '"state":"stopped"'
             """

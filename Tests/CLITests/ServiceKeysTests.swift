@@ -4,7 +4,7 @@ import Testing
 
 /// A service instance honours every key a pipeline file may hold, or refuses at `POST`, with a 400 naming it, the
 /// one it cannot honour; no key is parsed and dropped.
-@Suite(.serialized) struct ServiceKeysTests {
+@Suite(.serialized, .suiteLimit) struct ServiceKeysTests {
     /// The broker connection, node and spool are the service's (one for every instance): `[publish]` keys are
     /// refused by name; a window on a service without a display, and outputs into a place it cannot write, too.
     @Test func keysItCannotHonourAreRefusedByName() throws {

@@ -5,7 +5,7 @@ import Testing
 /// The sightings index: `run --index` and `serve` write one row per sighting, `search` and `GET /v1/sightings` find
 /// them, the recording at a sighting's offset shows the code, a searched text is data, a foreign file is never
 /// touched, PostgreSQL is shared by several runs and an outage of it loses nothing.
-@Suite(.serialized) struct SightingsTests {
+@Suite(.serialized, .suiteLimit) struct SightingsTests {
     static func folder(_ name: String) throws -> URL {
         let f = Tool.folder.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: f, withIntermediateDirectories: true)
@@ -171,11 +171,11 @@ import Testing
         let awaited = try #require(code, "no appeared event in 20 s")
         var found: [String: Any]? = nil
         let query = awaited.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? awaited
-        while found == nil && Date().timeIntervalSince(seen) < 5 {
+        try pollUntil(5, every: 0.02) {
             let r = try service.request("GET", "/v1/sightings?code=\(query)&instance=\(id)")
             #expect(r.status == 200, "\(r.text)")
             found = (r.object["sightings"] as? [[String: Any]])?.first
-            if found == nil { usleep(20_000) }  // polls the index until the sighting is there
+            return found != nil
         }
         let delay = Date().timeIntervalSince(seen)
         #expect(found != nil, "\(awaited) never found")
@@ -240,9 +240,8 @@ import Testing
         try p.run()
         func eventsText() -> String { (try? String(contentsOfFile: events, encoding: .utf8)) ?? "" }
         func wait(_ what: String, _ condition: () throws -> Bool) throws {
-            let deadline = Date(timeIntervalSinceNow: 20)
-            while try !condition() && Date() < deadline { usleep(50_000) }  // polls the condition
-            #expect(try condition(), "\(what) did not happen in 20 s: \(eventsText().suffix(400))")
+            let came = try pollUntil(20, condition)
+            #expect(came, "\(what) did not happen in 20 s: \(eventsText().suffix(400))")
         }
         try wait("a first sighting in the index") {
             (try? pg.psql("SELECT count(*) FROM sightings WHERE camera = 'live'")).flatMap { Int($0) } ?? 0 > 0
@@ -286,11 +285,8 @@ import Testing
             "run", "demo", "--live", "--frames", "150", "--size", "640x360", "--index", pg.url, "--camera", "spooled",
             "--events", events,
         ])
-        let deadline = Date(timeIntervalSinceNow: 20)
-        while Date() < deadline,
-            ((try? pg.psql("SELECT count(*) FROM sightings WHERE camera = 'spooled'")).flatMap { Int($0) } ?? 0) == 0
-        {
-            usleep(50_000)  // polls the index for the run's first sighting
+        waitUntil(20, "the run's first sighting in the index") {
+            ((try? pg.psql("SELECT count(*) FROM sightings WHERE camera = 'spooled'")).flatMap { Int($0) } ?? 0) > 0
         }
         pg.stop()
         let said = String(decoding: liveErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `barscope scan` against ZBar's own example suite (`Tests/Fixtures/zbar-examples`, copied from ZBar's
 /// `examples/` with its `sha1sum`): every line's command, run with zbarimg's options, prints exactly what zbarimg
 /// prints, byte for byte. Both engines read each image, so this also holds that a code read by both (or read
 /// again) is printed once, in ZBar's naming.
-@Suite struct ZbarimgCompatibilityTests {
+@Suite(.suiteLimit) struct ZbarimgCompatibilityTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Fixtures/zbar-examples").standardized
 

@@ -44,7 +44,7 @@ def until(what, check, timeout=20.0, every=0.1, seen=None):
         if time.monotonic() > deadline:
             instead = f"; seen: {seen()}" if seen else ""
             raise Failed(f"{what}: not within {timeout:.0f} s{instead}")
-        time.sleep(every)
+        time.sleep(every)  # the one poll: every wait goes through until()
 
 
 class Console:
@@ -203,14 +203,12 @@ def basic(console):
     until("live frames in the card", lambda: card_info(c, instance)["frames"] >= 2)
     img = c.field(f'.instance[data-id="{instance}"] img.live')
     first = open(c.shot("console-live-1.png", img), "rb").read()
-    second = None
-    for _ in range(20):
-        time.sleep(0.5)
-        second = open(c.shot("console-live-2.png", img), "rb").read()
-        if second != first:
-            break
-    if second == first:
-        raise Failed("the live view did not change in 10 s")
+    until(
+        "the live view changing",
+        lambda: open(c.shot("console-live-2.png", img), "rb").read() != first,
+        timeout=10,
+        every=0.5,
+    )
 
     # Events in the table, and the snapshot of a new code.
     def detections_in_table():

@@ -105,7 +105,7 @@ func barcodeMessages(_ launch: String, location: String) throws -> [BarcodeMessa
     return found
 }
 
-@Suite(.serialized) struct ElementTests {
+@Suite(.serialized, .suiteLimit) struct ElementTests {
     /// The stock element's check test, against both elements: one message, EAN-13, the symbol, quality ≥ 90,
     /// the same fields with the same types, and no frame unless asked.
     @Test(arguments: ["zbar", "barscope"])

@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The camera's caps choice. This machine has no camera: the caps strings below are a mock standing in for one,
@@ -7,7 +8,7 @@ import Testing
 /// prints the same). They are parsed by GStreamer itself, then chosen from by the same pure function the run
 /// uses. The real device path is exercised by the error tests (a missing device, a character device that is not
 /// a camera) here and in CLITests.
-@Suite struct CameraCapsTests {
+@Suite(.suiteLimit) struct CameraCapsTests {
     /// A typical USB 2 webcam: YUY2 up to 1280x720 but slowly at that size, MJPG fast at every size.
     static let webcam = """
         image/jpeg, width=(int)1920, height=(int)1080, pixel-aspect-ratio=(fraction)1/1, framerate=(fraction){ 30/1, 15/1 }; \

@@ -5,7 +5,7 @@ import Testing
 
 /// The controller, as a program embedding Barscope uses it: real pipelines, their events read from the
 /// `AsyncStream`, controlled from another task.
-@Suite(.serialized) struct ControllerTests {
+@Suite(.serialized, .suiteLimit) struct ControllerTests {
     /// The live demo at a small size, until stopped (or `frames`).
     static func liveDemo(frames: Int = 0) -> RunConfiguration {
         var c = RunConfiguration()
@@ -92,8 +92,7 @@ import Testing
         // is its place at the tee, and frames scanned or skipped plus those held count every frame that came.
         let held = controller.ledgerCount ?? 0
         let bound = framesThroughTheTee(controller) + held
-        // A second to watch for frames that must not come (not a wait for something to happen).
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 1)  // a window to watch for frames that must not come, not a wait
         let during = events.detectionFrames
         let late = during.filter { $0 >= bound }
         #expect(late.isEmpty, "frames scanned while paused: \(Set(late).sorted()) (frames up to \(bound) were in)")

@@ -1,11 +1,12 @@
 import Barscope
 import CBarscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The header reader that refuses oversized still images must read the size real encoders write, in every
 /// format the still-image path takes; a wrong reading would refuse good images or let huge ones through.
-@Suite struct ImageHeaderTests {
+@Suite(.suiteLimit) struct ImageHeaderTests {
     @Test(arguments: ["pngenc", "jpegenc", "webpenc", "avenc_bmp", "avenc_tiff"])
     func readsTheSizeEncodersWrite(encoder: String) throws {
         let path = Media.folder.appendingPathComponent("header-\(encoder).img").path

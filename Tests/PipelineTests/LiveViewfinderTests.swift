@@ -1,13 +1,14 @@
 import Barscope
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// The viewfinder changed while the graph plays (the library's `setViewfinder`), on a real H.264 clip of the demo
 /// scene with its truth: on every frame, before, during and after the change, the codes reported lie inside that
 /// frame's region, and the codes wholly inside it are read with their true corners. A crop and a mapping that
 /// disagreed for one frame would put that frame's polygons off by the regions' offset.
-@Suite(.serialized) struct LiveViewfinderTests {
+@Suite(.serialized, .suiteLimit) struct LiveViewfinderTests {
     static let options = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 90)
 
     /// Runs the clip with the default 4:3 viewfinder and switches to `next` once frame 30 has been scanned.
@@ -101,7 +102,7 @@ import Testing
 /// A stream whose size changes while it plays (as an RTSP camera switching resolution): two clips of the demo
 /// scene, 960x540 then 640x360, played one after the other by `concat` in a source fragment. The region follows
 /// the new size on its first frame, and the second clip's codes are read inside its own region with true corners.
-@Suite(.serialized) struct ResolutionChangeTests {
+@Suite(.serialized, .suiteLimit) struct ResolutionChangeTests {
     @Test func regionFollowsTheNewSize() throws {
         let first = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 30)
         let second = DemoOptions(size: Size(width: 640, height: 360), fps: 30, frames: 30)

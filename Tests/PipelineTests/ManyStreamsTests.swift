@@ -5,7 +5,7 @@ import Testing
 
 /// Many streams in one process, on the shared scanning pool: real live pipelines (the demo source paced like a
 /// camera), each its own controller, as `barscope serve` runs them.
-@Suite struct ManyStreamsTests {
+@Suite(.suiteLimit) struct ManyStreamsTests {
     /// Four live streams at once, every frame scanned in full (no viewfinder, every-frame events): each keeps
     /// its frames accounted, frames in = scanned + dropped, and each stream is served.
     @Test func fourLiveStreamsKeepTheirFramesAccounted() throws {
@@ -19,10 +19,7 @@ import Testing
         for c in controllers { c.start() }
         // Run until every stream has scanned 30 frames (a loaded machine takes longer, a sanitizer far longer).
         let wanted = Sanitizer.atLeast(30, "frames each of four live streams must scan")
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while Date() < deadline && !controllers.allSatisfy({ $0.totals.frames >= wanted }) {
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        pollUntil(60, every: 0.1) { controllers.allSatisfy({ $0.totals.frames >= wanted }) }
         // While they run, the pool is shared by all four.
         #expect(ScanPool.shared.status.lanes >= 4)
         for c in controllers { #expect(c.stop(timeout: 30)) }

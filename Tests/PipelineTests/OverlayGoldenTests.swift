@@ -1,6 +1,7 @@
 import Barscope
 import CCairo
 import Foundation
+import TestSupport
 import Testing
 
 /// The overlay drawn with known detections onto a known frame, compared with a golden PNG committed in the repo
@@ -8,7 +9,7 @@ import Testing
 /// `BARSCOPE_REGENERATE_GOLDENS=1 swift test --filter OverlayGoldenTests`: that run writes the golden and fails (a
 /// rewritten golden checks nothing), and the comparison reports itself skipped; review the picture, commit it, and
 /// run again without the variable.
-@Suite(.serialized) struct OverlayGoldenTests {
+@Suite(.serialized, .suiteLimit) struct OverlayGoldenTests {
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Goldens/overlay-640x360.png")
     static var regenerating: Bool { ProcessInfo.processInfo.environment["BARSCOPE_REGENERATE_GOLDENS"] != nil }

@@ -21,7 +21,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
     }
 }
 
-@Suite(.serialized) struct RTSPTests {
+@Suite(.serialized, .suiteLimit) struct RTSPTests {
     /// Barscope scans the served stream over TCP and over UDP and finds the codes with the right text.
     @Test(arguments: ["tcp", "udp"])
     func scansAnRTSPStream(transport: String) throws {

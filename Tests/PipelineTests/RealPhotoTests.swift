@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The real-photo set (../shared/testdata/real-photos: 374 photographed and rendered codes with their expected
@@ -12,7 +13,7 @@ import Testing
 /// checking half, which only ever reports what was chosen elsewhere. (The second passes in use were chosen on the
 /// whole set before this split: the checking half's figure is therefore a little optimistic; docs/decisions.md says by how
 /// much.)
-@Suite struct RealPhotoTests {
+@Suite(.suiteLimit) struct RealPhotoTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../shared/testdata/real-photos").standardized
     static let manifestURL = folder.appendingPathComponent("manifest.json")

@@ -1,9 +1,10 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// `--record`: the annotated MP4 decodes again through GStreamer, has every frame, and still scans.
-@Suite(.serialized) struct RecordingTests {
+@Suite(.serialized, .suiteLimit) struct RecordingTests {
     @Test func recordingPlaysBackWithEveryFrameAndTheSameCodes() throws {
         let frames = 75
         let path = Media.folder.appendingPathComponent("annotated.mp4").path

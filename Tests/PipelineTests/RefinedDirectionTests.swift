@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// A 1D code's box when the direction across its bars is judged wrong: a level CODE-39 of 1.3 px modules (frame 30
@@ -7,7 +8,7 @@ import Testing
 /// lines near its bars' top ends. Its profile search judged it 47 degrees off and the box came out 319 px long for a
 /// code 163 px long; a box longer across its bars than the hits' lines ran is no scan line's read, so another
 /// direction is taken.
-@Suite struct RefinedDirectionTests {
+@Suite(.suiteLimit) struct RefinedDirectionTests {
     static let frame = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Frames/code39-two-hits-near-top.png").path
     /// The code's outline in the cut (the generator's truth).

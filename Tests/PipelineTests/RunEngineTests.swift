@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The run engine's defects (issue 13), each on real pipelines.
-@Suite(.serialized) struct RunEngineTests {
+@Suite(.serialized, .suiteLimit) struct RunEngineTests {
     /// Names of this process's threads (Linux: /proc/self/task/N/comm, 15 characters).
     static func threadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
@@ -28,7 +28,7 @@ import Testing
             #expect(throws: BarscopeError.self) { try runScan(c) }
         }
         // Threads that are ending may take a moment to leave /proc.
-        for _ in 0..<50 where Self.scanThreads() > before { Thread.sleep(forTimeInterval: 0.1) }
+        pollUntil(5) { Self.scanThreads() <= before }
         #expect(Self.scanThreads() <= before, "\(Self.scanThreads() - before) scanning threads left behind")
     }
 
@@ -109,7 +109,7 @@ import Testing
                     before.withLock { $0 = tap.latest == nil }
                     tap.want(for: 30)
                 }
-                Thread.sleep(forTimeInterval: 0.05)
+                Thread.sleep(forTimeInterval: 0.05)  // pacing the sampler: the ledger's size every 50 ms
             }
         }
         sampler.start()
@@ -178,18 +178,18 @@ import Testing
                     return nil
                 })
         }
-        for _ in 0..<100 where types(after: 0).count < 3 { Thread.sleep(forTimeInterval: 0.1) }
+        waitUntil(10, "three codes appeared", seen: { "\(types(after: 0))" }) { types(after: 0).count >= 3 }
         #expect(types(after: 0) == ["QR-Code", "EAN-13", "CODE-128"], "all three before the change")
         // Changed while playing, then the pipeline fails and is rebuilt: the new run reads QR codes only.
         controller.setDecoder(try ScannerSettings(["disable", "qrcode.enable"]))
         controller.injectError("drill")
         var recovered: Int? = nil
-        for _ in 0..<100 where recovered == nil {
+        pollUntil(10) {
             recovered = log.all.firstIndex { $0.name == "recovered" }
-            Thread.sleep(forTimeInterval: 0.1)
+            return recovered != nil
         }
         let from = try #require(recovered, "no recovery: \(log.all.map(\.name))")
-        for _ in 0..<50 where types(after: from).isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        pollUntil(5) { !types(after: from).isEmpty }
         #expect(types(after: from) == ["QR-Code"], "after the restart: \(types(after: from))")
         #expect(controller.settings.applied(to: c).style == v.style, "the style too")
     }

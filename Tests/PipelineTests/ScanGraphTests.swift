@@ -1,10 +1,11 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The scan graph end to end on a real H.264 MP4 of the demo scene: uridecodebin → tee → videocrop → appsink →
 /// ZBar, compared frame by frame with the scene's truth.
-@Suite(.serialized) struct ScanGraphTests {
+@Suite(.serialized, .suiteLimit) struct ScanGraphTests {
     static let options = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 90)
 
     func configuration(viewfinder: Viewfinder) throws -> RunConfiguration {

@@ -9,7 +9,7 @@ import Testing
 /// The process's shared scanning pool: fairness between streams, drops only for live streams and evenly, and a
 /// stalled stream that leaves the others alone. Pool-level tests scan real decoded frames of a demo clip with real
 /// readers, in a pool of their own (the shared one serves the suites running beside them).
-@Suite struct ScanPoolTests {
+@Suite(.suiteLimit) struct ScanPoolTests {
     /// Decoded frames, shared by the feeding threads. Sendable: the samples are only read (a reference taken per
     /// job), and released when the last user goes.
     final class Frames: @unchecked Sendable {
@@ -130,8 +130,9 @@ import Testing
             feeding.signal()
         }
         // Once the file is under way, a camera's stream hangs on its first frame, and more of its frames come.
-        let started = Date(timeIntervalSinceNow: 30)
-        while tally.scanned.load() < 5 && Date() < started { Thread.sleep(forTimeInterval: 0.001) }
+        waitUntil(30, "the file stream's first 5 frames scanned", seen: { "\(tally.scanned.load())" }) {
+            tally.scanned.load() >= 5
+        }
         for n in 0..<4 { stalled.submit(samples.job(n)) }
         // A file's submit waits for room: the feeder finishes only if the file is being scanned.
         #expect(feeding.wait(timeout: .now() + 120) == .success, "the file stream was held up by the stalled one")
@@ -149,9 +150,9 @@ import Testing
         file.close()
         stalled.close()
         // With no lane open the pool has no thread.
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while pool.threadsRunning > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(pool.threadsRunning == 0)
+        waitUntil(10, "the pool's threads gone", seen: { "\(pool.threadsRunning) running" }) {
+            pool.threadsRunning == 0
+        }
     }
 
     /// A busy file stream cannot starve a live one: with one worker, round robin serves the live stream's newest
@@ -207,7 +208,7 @@ extension ScanPoolTests {
         }
         let scanned = Locked(0)
         let camera = pool.open(name: "camera", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) { _, _ in
-            Thread.sleep(forTimeInterval: 0.002)
+            Thread.sleep(forTimeInterval: 0.002)  // a stand-in scan of 2 ms
             scanned.withLock { $0 += 1 }
         }
         for n in 0..<10 {
@@ -241,13 +242,13 @@ extension ScanPoolTests {
         let samples = try Self.frames(4)
         let pool = ScanPool(workers: 2)
         let other = pool.open(name: "other", live: true, maxInFlight: 2, makeReader: { BarcodeReader() }) { _, _ in
-            Thread.sleep(forTimeInterval: 0.002)
+            Thread.sleep(forTimeInterval: 0.002)  // a stand-in scan of 2 ms
         }
         let camera = pool.open(
             name: "camera", live: true, maxInFlight: 2, light: { $0 % 4 != 0 }, makeReader: { BarcodeReader() }
         ) { _, job in
             // A stand-in scan: every 4th frame a search of 3.6 frame times, the others light.
-            Thread.sleep(forTimeInterval: job.sequence % 4 == 0 ? 0.36 : 0.002)
+            Thread.sleep(forTimeInterval: job.sequence % 4 == 0 ? 0.36 : 0.002)  // a stand-in scan
         }
         for n in 0..<24 {
             camera.submit(samples.job(n))
@@ -262,7 +263,7 @@ extension ScanPoolTests {
 }
 
 /// The decoder-thread rule, on a real decodebin: the video decoder it plugs gets the threads given.
-@Suite struct DecoderThreadsTests {
+@Suite(.suiteLimit) struct DecoderThreadsTests {
     @Test func decodersGetTheirShareOfTheCores() throws {
         #expect(ScanPool.decoderThreads(streams: 1, cores: 2) == 2)
         #expect(ScanPool.decoderThreads(streams: 3, cores: 2) == 1)

@@ -5,7 +5,7 @@ import Testing
 
 /// The shipped pipeline files run to completion as they are, with only the input and output paths overridden
 /// (as `--set` does): the file-based ones on a demo clip, the RTSP ones against a gst-rtsp-server on loopback.
-@Suite(.serialized) struct ShippedPipelineTests {
+@Suite(.serialized, .suiteLimit) struct ShippedPipelineTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../pipelines").standardized
 

@@ -1,10 +1,11 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// Files in other containers and codecs than H.264 MP4, and still images, as `run` sources: each made here by
 /// real encoders from the demo scene, then scanned and compared with the scene's truth.
-@Suite(.serialized) struct SourceFormatTests {
+@Suite(.serialized, .suiteLimit) struct SourceFormatTests {
     // 960x540: at 640x360 the smallest codes of the scene are too small to read in any container.
     static let options = DemoOptions(size: Size(width: 960, height: 540), fps: 30, frames: 45)
 

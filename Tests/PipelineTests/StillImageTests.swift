@@ -1,11 +1,12 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// The stock `zbar` element's own check (gst-plugins-bad tests/check/elements/zbar.c), reproduced: an EAN-13
 /// image of 9876543210128 gives type EAN-13, that symbol and a quality of at least 90 from `barscope`'s still
 /// path. (The same assertions against the stock element itself, field by field: ElementTests.)
-@Suite(.serialized) struct StillImageTests {
+@Suite(.serialized, .suiteLimit) struct StillImageTests {
     static func eanImage() throws -> String {
         let path = Media.folder.appendingPathComponent("ean13-9876543210128.png").path
         if !FileManager.default.fileExists(atPath: path) {

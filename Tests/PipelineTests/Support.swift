@@ -33,12 +33,7 @@ enum Media {
 /// generous: a loaded 2-core machine running every other suite beside this one is slow, not broken.
 @discardableResult
 func eventually(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while !condition() {
-        if Date() >= deadline { return false }
-        Thread.sleep(forTimeInterval: 0.05)
-    }
-    return true
+    pollUntil(seconds, condition)
 }
 
 /// Frames that have passed the tee of a controller's running pipeline so far (scanned or skipped by the scanner;

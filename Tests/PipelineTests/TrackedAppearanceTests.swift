@@ -1,11 +1,12 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// Tracked mode and codes that come into view mid-stream: small 1D codes (1.5-pixel modules, too small for the
 /// half-size search) appearing one after another between searches on a generated clip with truth must each be
 /// reported on the frame they appear, and then read on nearly every frame.
-@Suite(.serialized) struct TrackedAppearanceTests {
+@Suite(.serialized, .suiteLimit) struct TrackedAppearanceTests {
     static var options: DemoOptions {
         var o = DemoOptions(size: Size(width: 1280, height: 720), fps: 30, frames: 60)
         o.scene = .mix

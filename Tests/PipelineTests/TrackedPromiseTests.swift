@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import TestSupport
 import Testing
 
 /// Tracked mode's promise (docs/performance.md): "a new code is reported within 3 frames" of its appearance,
@@ -8,7 +9,7 @@ import Testing
 /// H.264 through x264 like any other test media: parcels ride in from the left edge, so their codes appear on
 /// frames that fall on several phases of the 4-frame search cycle, the worst one (the frame after a search)
 /// included. The truth is the scene's own (what `barscope generate --scene conveyor --truth` writes).
-@Suite(.serialized) struct TrackedPromiseTests {
+@Suite(.serialized, .suiteLimit) struct TrackedPromiseTests {
     static func options(_ size: Size) -> DemoOptions {
         var o = DemoOptions(size: size, fps: 30, frames: 600)
         o.scene = .conveyor

@@ -13,7 +13,7 @@ func toolURL() -> URL {
 }
 
 /// `--display` under a real X server (Xvfb, started here): the window sink runs the live demo to the end.
-@Suite(.serialized) struct WindowTests {
+@Suite(.serialized, .suiteLimit) struct WindowTests {
     @Test func liveDemoPlaysInAWindowUnderXvfb() throws {
         let x = try XServer()
         defer { x.stop() }
