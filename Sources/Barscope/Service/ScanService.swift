@@ -1,3 +1,4 @@
+import CBarscope
 import Foundation
 import Synchronization
 
@@ -214,6 +215,9 @@ public final class ScanService: @unchecked Sendable {
         registry.withLock { $0.removeAll { $0.id == id } }
         publisher.load()?.unregister(id)
         persist()
+        // Its frames' memory, freed, goes back to the system now: a long-running service whose instances come
+        // and go keeps its resident memory at what the running ones use.
+        bs_release_free_memory()
         return status
     }
 

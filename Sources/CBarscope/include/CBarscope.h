@@ -97,6 +97,9 @@ gulong bs_connect_source_setup(GstElement *uridecodebin, bs_source_setup_callbac
 
 // mallopt's parameter is a macro: at most `n` malloc arenas for the process (set before threads start).
 static inline void bs_limit_malloc_arenas(int n) { mallopt(M_ARENA_MAX, n); }
+// Gives the heap's free pages back to the system (malloc_trim(0), every arena): memory a stopped pipeline freed
+// (its frame buffers) otherwise stays resident until the allocator happens to reuse it.
+static inline void bs_release_free_memory(void) { malloc_trim(0); }
 
 // Video decoders added anywhere inside `bin` get at most `threads` threads ("max-threads" or "threads").
 gulong bs_limit_decoder_threads(GstElement *bin, gint threads);
