@@ -26,13 +26,17 @@ extension BarcodeReader {
             let isKnown = { (d: Detection) in d.type == k.type && d.data == k.data }
             var read: Detection? = nil
             let turned = TransformedLuma.rotated(crop, degrees: -Self.longestSideAngle(of: local))
-            turned.withImage { image in
-                let window = max(15, min(image.width, image.height) / 8)
-                read =
-                    ZBarScanner.withoutParts(zbarScanner.scan(image)).first(where: isKnown)
-                    ?? TransformedLuma.binarized(image, window: window).withImage {
-                        ZBarScanner.withoutParts(zbarScanner.scan($0)).first(where: isKnown)
-                    }
+            // Turned, a 1D code's bars cross ZBar's rows: its columns, and the QR stage, cannot read it.
+            let linear = !ZBarScanner.isTwoDimensional(name: k.type)
+            zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: linear ? 0 : 1) {
+                turned.withImage { image in
+                    let window = max(15, min(image.width, image.height) / 8)
+                    read =
+                        ZBarScanner.withoutParts(zbarScanner.scan(image)).first(where: isKnown)
+                        ?? TransformedLuma.binarized(image, window: window).withImage {
+                            ZBarScanner.withoutParts(zbarScanner.scan($0)).first(where: isKnown)
+                        }
+                }
             }
             guard var d = read else { return nil }
             d.polygon = d.polygon.map { turned.toSource($0) }.map { Point($0.x + origin.x, $0.y + origin.y) }

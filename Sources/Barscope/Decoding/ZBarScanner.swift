@@ -104,6 +104,18 @@ public final class ZBarScanner {
         applyDensity()
     }
 
+    /// Runs `body` with the scans restricted to `kinds` at these densities, then sets back what was set.
+    func scanning<T>(_ kinds: Kinds, rows: Int, columns: Int, _ body: () -> T) -> T {
+        let before = (kinds: self.kinds, density: density)
+        setKinds(kinds)
+        setDensity(rows: rows, columns: columns)
+        defer {
+            setKinds(before.kinds)
+            setDensity(rows: before.density.rows, columns: before.density.columns)
+        }
+        return body()
+    }
+
     private func applyDensity() {
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(max(0, density.rows)))
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(max(0, density.columns)))
