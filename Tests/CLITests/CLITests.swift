@@ -196,7 +196,7 @@ final class OutputLines: Sendable {
         kill(p.processIdentifier, signal.0)
         let stopped = Date()
         let seen = OutputLines.detectionFrame(lines.all[at])
-        p.waitUntilExit()
+        try #require(waitForExit(p, 30, "a live recording after SIG\(signal.1)"))
         #expect(Date().timeIntervalSince(stopped) < 10, "bounded wait for the file to be finished")
         #expect(p.terminationStatus == 128 + signal.0)
         // Play it back: every frame up to the signal, readable, and not much more (2 s for the signal to land).
@@ -237,8 +237,7 @@ final class OutputLines: Sendable {
         p.standardError = FileHandle.nullDevice
         let start = Date()
         try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        if waitForExit(p, 60, "a live run whose events nobody reads") { #expect(p.terminationStatus == 0) }
         #expect(Date().timeIntervalSince(start) < 20, "150 frames at 30/s, plus at most 5 s for the last events")
         #expect(try Tool.framesIn(mp4) == 150, "every frame recorded")
         _ = unread
@@ -258,9 +257,11 @@ final class OutputLines: Sendable {
         let err = Pipe()
         p.standardOutput = unread
         p.standardError = err
+        let said = PipeDrain(err.fileHandleForReading)
         try p.run()
-        let summary = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        try #require(waitForExit(p, 120, "a 2400-frame run whose events nobody reads"))
+        pollUntil(5) { said.hasEnded }
+        let summary = said.text
         #expect(p.terminationStatus == 0)
         // 2400 frames of 3 codes make up to 7200 detection events of about 300 bytes: more than the pipe's 64 KiB
         // and the writer's 4096 lines hold.
@@ -343,7 +344,7 @@ final class OutputLines: Sendable {
             "the first signal was not taken")
         kill(p.processIdentifier, SIGINT)
         let stopped = Date()
-        p.waitUntilExit()
+        try #require(waitForExit(p, 30, "a run after its second SIGINT"))
         #expect(Date().timeIntervalSince(stopped) < 3)
         #expect(p.terminationStatus == 130)
     }

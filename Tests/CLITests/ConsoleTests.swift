@@ -22,7 +22,7 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments =
-            [Self.script, "--base", service.base, "--out", out, "--min-rate", String(Self.minimumLoad), scenario]
+            [Self.script, "--base", service.base, "--out", out, "--min-rate", String(Self.load), scenario]
             + (token.map { ["--token", $0] } ?? []) + (code.map { ["--code", $0] } ?? [])
         let stdout = Pipe()
         let stderr = Pipe()
@@ -114,6 +114,8 @@ import Testing
     /// The same under a sanitizer, which runs the service several times slower (seen: 22.9 under ThreadSanitizer)
     /// and is there for its reports: a tenth, said in a warning.
     static let minimumLoadUnderSanitizer = 5.0
+    /// The bound the script is given (the test states which, `Sanitizer.bound`).
+    static var load: Double { Sanitizer.active ? minimumLoadUnderSanitizer : minimumLoad }
 
     /// Eight live instances, every frame's codes: the page gets every event the service made, shows the newest 200, and
     /// stays responsive.

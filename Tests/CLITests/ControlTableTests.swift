@@ -101,7 +101,8 @@ import Testing
         }
 
         // Invalid commands: one line naming the fault, and nothing changes (no viewfinder event follows them).
-        var mark = events.all.count
+        let beforeInvalid = events.all.count
+        var mark = beforeInvalid
         for (command, fault) in invalid {
             let answer = try channel.send(command)
             if let answer {
@@ -118,6 +119,11 @@ import Testing
             }
         }
         _ = started
+        // Nothing changed: no viewfinder or state event came after the invalid batch began.
+        let changes = events.all[beforeInvalid...].filter { line in
+            [#""event":"viewfinder""#, #""event":"state""#].contains { line.contains($0) }
+        }
+        #expect(changes.isEmpty, "\(channel.name): invalid commands changed something: \(changes.prefix(3))")
 
         // Valid commands, each checked by what follows it.
         var previous: (command: String, from: Int)? = nil
@@ -206,7 +212,7 @@ import Testing
                 input.fileHandleForWriting.write(Data((command + "\n").utf8))
                 return nil
             })
-        p.waitUntilExit()
+        try #require(waitForExit(p, 30, "a run told to stop"))
         #expect(p.terminationStatus == 0, "a stop command ends the run normally")
     }
 

@@ -52,7 +52,7 @@ import Testing
             lines.waitFor(5) { $0.contains(#""event":"warning""#) && $0.contains("control 'zoom 2': unknown command") }
                 != nil)
         send("stop")
-        #expect(pollUntil(15) { !p.isRunning })
+        try #require(waitForExit(p, 15, "a run told to stop"))
         #expect(p.terminationStatus == 0, "a stop command ends the run normally")
         #expect(lines.waitFor(2) { $0.contains(#""event":"eos""#) } != nil)
     }

@@ -147,7 +147,7 @@ import Testing
         #expect(lines.waitFor(5) { $0.contains("a cycle ('parcel 0') is open") } != nil)
         #expect(lines.waitFor(30) { $0.contains(#""event":"eos""#) } != nil)
         input.fileHandleForWriting.closeFile()
-        p.waitUntilExit()
+        waitForExit(p, 30, "a run whose commands ended")
         #expect(p.terminationStatus == 0)
         let cycles = Self.cycles(in: lines.all)
         try #require(cycles.count == 4, "\(cycles)")

@@ -509,6 +509,8 @@ final class Sandbox {
             }
             group.leave()
         }
+        // Whether an endless example was stopped at 40 s without having shown a code: a failure of the example.
+        let showedNothing = Locked(false)
         if let stopAfter {
             // The user's Ctrl-C once the run has shown a code (on standard output or in an events file it writes)
             // and has run `stopAfter` seconds; 40 s at most.
@@ -531,7 +533,12 @@ final class Sandbox {
                                     #""event":"appeared""#) ?? false)
                         }
                     }
-                    if (elapsed >= stopAfter && shown()) || elapsed >= 40 {
+                    if elapsed >= stopAfter && shown() {
+                        kill(pid, SIGINT)
+                        return true
+                    }
+                    if elapsed >= 40 {
+                        showedNothing.withLock { $0 = true }
                         kill(pid, SIGINT)
                         return true
                     }
@@ -542,6 +549,9 @@ final class Sandbox {
         let e = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
+        if showedNothing.withLock({ $0 }) {
+            Issue.record("barscope \(words.joined(separator: " ")): no code shown in 40 s, stopped")
+        }
         let o = output.lock.withLock { output.data }
         return Tool.Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),

@@ -122,7 +122,7 @@ import Testing
         input.fileHandleForWriting.write(Data("viewfinder 16:9 animate 4\n".utf8))
         try waitForLine(path("control.jsonl"), containing: #""event":"viewfinder""#)
         input.fileHandleForWriting.write(Data("pause\nresume\nstop\n".utf8))
-        p.waitUntilExit()
+        waitForExit(p, 30, "a run told to stop")
         #expect(p.terminationStatus == 0)
         c.add("run --control -", file("control.jsonl"))
 
@@ -165,7 +165,7 @@ import Testing
         try waitForLine(path("rtsp.jsonl"), containing: #""event":"recovered""#, timeout: 60)
         rtsp = nil
         try waitForLine(path("rtsp.jsonl"), containing: #""event":"gave-up""#, timeout: 60)
-        camera.waitUntilExit()
+        waitForExit(camera, 60, "an RTSP run that gave up")
         c.add("run rtsp://", file("rtsp.jsonl"))
 
         // The annotated stream re-served over RTSP.

@@ -205,8 +205,11 @@ import Testing
             }
             let at = "\(op.method) \(path) [\(op.id)]"
             if streaming {
-                let data = try service.stream(path, seconds: 2)
-                #expect(!data.isEmpty, "\(at): nothing streamed")
+                let answer = try service.streamed(path, seconds: 2)
+                #expect(!answer.body.isEmpty, "\(at): nothing streamed")
+                #expect(op.statuses.contains(answer.status), "\(at): answered \(answer.status)")
+                let type = String(answer.type.split(separator: ";").first ?? "")
+                #expect(op.types.contains(type), "\(at): answered \(type), not one of \(op.types)")
                 answered.append(op.id)
                 continue
             }

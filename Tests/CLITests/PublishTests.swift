@@ -121,7 +121,7 @@ import Testing
                 (sinceReconnected()?.count ?? 0) > 20
             })
         kill(p.processIdentifier, SIGINT)
-        p.waitUntilExit()
+        try #require(waitForExit(p, 30, "a publishing run after SIGINT"))
         #expect(p.terminationStatus == 128 + SIGINT, "exit \(p.terminationStatus) after SIGINT")
         let file = Self.ids(Self.fileLines(events))
         #expect(file.count > 100)

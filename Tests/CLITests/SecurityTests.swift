@@ -95,9 +95,9 @@ import Testing
         // The stream plays and codes come: then the signal, and the summary.
         #expect(lines.waitFor(60) { $0.contains(#""event":"appeared""#) } != nil, "no code in a minute")
         kill(p.processIdentifier, SIGINT)
+        try #require(waitForExit(p, 30, "an RTSP run after SIGINT"))
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stdout = lines.waitForEnd(30).joined(separator: "\n")
-        p.waitUntilExit()
         #expect(p.terminationStatus == 130)
         #expect(stdout.contains(#""event":"appeared""#))
         // The summary line names the stream with its password hidden (after the warning that the run is stopping).

@@ -14,8 +14,7 @@ final class Service: @unchecked Sendable {
     private(set) var port = 0
     let token: String?
     private let err = Pipe()
-    private var errText = ""
-    private let lock = NSLock()
+    private var drain: PipeDrain! = nil
 
     /// - Parameters:
     ///   - environment: the service's whole environment when given (systemd gives no HOME, no terminal).
@@ -39,36 +38,17 @@ final class Service: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err
         try process.run()
-        // The port comes in the first line: "barscope: serving http://127.0.0.1:PORT/ (state in ...)".
-        let handle = err.fileHandleForReading
-        let deadline = Date(timeIntervalSinceNow: 20)
-        var text = ""
-        while Date() < deadline, process.isRunning, !text.contains("\n") {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        // Standard error drained from the start (the service never blocks on it, no read blocks the test); the
+        // port comes in its first line: "barscope: serving http://127.0.0.1:PORT/ (state in ...)".
+        drain = PipeDrain(err.fileHandleForReading)
+        drain.waitForLine(20)
+        let text = drain.text
         if let r = text.range(of: #"http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
             port = Int(text[r].split(separator: ":").last!.dropLast()) ?? 0
         }
-        errText = text
-        // Keep draining standard error, so the service never blocks on it.
-        Thread.detachNewThread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { return }
-                lock.lock()
-                errText += String(decoding: chunk, as: UTF8.self)
-                lock.unlock()
-            }
-        }
     }
 
-    var stderr: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return errText
-    }
+    var stderr: String { drain.text }
 
     var base: String { "http://127.0.0.1:\(port)" }
 
@@ -115,9 +95,28 @@ final class Service: @unchecked Sendable {
     /// Reads a streaming answer (SSE, MJPEG) for `seconds` with curl (URLSession on Linux hands a chunked stream
     /// over late), then lets go.
     func stream(_ path: String, seconds: Double, headers: [String: String] = [:]) throws -> Data {
+        try streamed(path, seconds: seconds, headers: headers).body
+    }
+
+    /// A streamed answer read for `seconds`: its status, content type and the body read so far.
+    func streamed(_ path: String, seconds: Double, headers: [String: String] = [:]) throws -> (
+        status: Int, type: String, body: Data
+    ) {
+        let head = Tool.folder.appendingPathComponent("stream-head-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: head) }
+        let body = try stream(path, seconds: seconds, headers: headers, head: head)
+        let lines = ((try? String(contentsOfFile: head, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline)
+        let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
+        let type =
+            lines.first { $0.lowercased().hasPrefix("content-type:") }
+            .map { $0.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces) } ?? ""
+        return (status, type, body)
+    }
+
+    private func stream(_ path: String, seconds: Double, headers: [String: String], head: String?) throws -> Data {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        var args = ["-sN", "--max-time", String(seconds)]
+        var args = ["-sN", "--max-time", String(seconds)] + (head.map { ["-D", $0] } ?? [])
         if let token { args += ["-H", "Authorization: Bearer \(token)"] }
         for (k, v) in headers { args += ["-H", "\(k): \(v)"] }
         p.arguments = args + [base + path]

@@ -229,17 +229,11 @@ import Testing
         let err = Pipe()
         p.standardError = err
         try p.run()
-        var text = ""
-        let deadline = Date(timeIntervalSinceNow: 20)
-        while Date() < deadline, !text.contains("\n") {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        #expect(text.contains("serving http://127.0.0.1:") && text.contains(state), "\(text)")
+        let said = PipeDrain(err.fileHandleForReading)
+        said.waitForLine(20)
+        #expect(said.text.contains("serving http://127.0.0.1:") && said.text.contains(state), "\(said.text)")
         kill(p.processIdentifier, SIGTERM)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        if waitForExit(p, 60, "barscope serve after SIGTERM") { #expect(p.terminationStatus == 0) }
         #expect(FileManager.default.fileExists(atPath: state))
     }
 
@@ -384,8 +378,8 @@ import Testing
             curl -sf -X DELETE \(service.base)/v1/instances/$id | grep -q '"state":"stopped"'
             """
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", script]
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = ["120", "/bin/bash", "-c", script]  // the script's own limit: exit 124 past it
         let out = Pipe()
         p.standardOutput = out
         try p.run()
