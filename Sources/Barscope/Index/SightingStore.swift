@@ -88,10 +88,15 @@ public enum SightingIndexes {
     }
 
     /// A page's query: one row more than the page, to know whether another follows; newest first.
+    /// The page is chosen first by its keys alone (`code`, `first_seen_us` and `id` are all in the code index, so a
+    /// prefix matching thousands of rows is ranked from the index without reading their rows), and only its own
+    /// rows are then read whole.
     static func searchSQL(_ clause: String, _ wanted: Int) -> (sql: String, limit: Int) {
         let limit = max(1, min(wanted, 10_000))
+        let order = "ORDER BY first_seen_us DESC, id DESC"
         return (
-            "SELECT \(columns) FROM sightings \(clause) ORDER BY first_seen_us DESC, id DESC LIMIT \(limit + 1)",
+            "SELECT \(columns) FROM sightings WHERE id IN (SELECT id FROM sightings \(clause) \(order) LIMIT \(limit + 1)) "
+                + order,
             limit
         )
     }
