@@ -167,6 +167,8 @@ import Testing
                 }
             }
         }
+        // Stamped when the client's read of the stream returns: up to its 0.5 s after the event came, so the second
+        // the search is held to below is, from the event itself, up to 1.5 s (the margin this test leaves).
         let seen = Date()
         let awaited = try #require(code, "no appeared event in 20 s")
         var found: [String: Any]? = nil

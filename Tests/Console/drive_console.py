@@ -443,16 +443,20 @@ def search(console, code):
     if code not in first:
         raise Failed(f"the first row is not {code}: {first}")
     console.js("document.querySelector('#sightings tr.sighting button.play').click()")
+    # The first look at it playing: it must be at the moment already (a player that started at 0 and reached the
+    # moment later would be seen before it got there: looked at every 0.1 s).
     played = until(
-        "the recording playing from the moment",
+        "the recording playing",
         lambda: console.js(
             "const v = document.querySelector('#player-video'); const p = window.barscope.playing;"
-            " return p && v.readyState >= 2 && !v.paused && v.currentTime >= p.start"
+            " return p && v.readyState >= 2 && !v.paused"
             " ? {t: v.currentTime, ready: v.readyState, start: p.start, duration: v.duration} : null"),
         seen=lambda: console.js(
             "const v = document.querySelector('#player-video');"
             " return {ready: v.readyState, t: v.currentTime, paused: v.paused, error: v.error && v.error.message,"
             " src: v.currentSrc}"))
+    if not (played["start"] - 0.25 <= played["t"] <= played["start"] + 1.5):
+        raise Failed(f"the recording played at {played['t']:.2f} s, not from its moment {played['start']:.2f} s")
     console.shot("console-search.png")
     return {"rows": rows, "first_row": first, "current_time": played["t"], "start": played["start"],
             "ready_state": played["ready"], "duration": played["duration"]}
