@@ -207,6 +207,18 @@ enum RunCommand {
         progress?.end()
         // The index has every sighting before the run ends (a file's are written now, with their times).
         let unindexed = recorder?.close() ?? 0
+        if quiet, let recorder, recorder.spooledCount > 0 || unindexed > 0 {
+            // The index failed as the run ended: its warning event came after the events had ended, and a quiet run
+            // prints no summary, so this line is the one place left to say so.
+            var line = "barscope: warning: "
+            if recorder.spooledCount > 0 {
+                line += "\(recorder.spooledCount) sightings wait in the spool for the index: the next run writes them"
+            }
+            if unindexed > 0 {
+                line += (recorder.spooledCount > 0 ? "; " : "") + "\(unindexed) sightings could not be written anywhere"
+            }
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
         // What the brokers take in 3 s goes now; the rest stays in the spool for the next start.
         publisher?.stop()
         writer.close()
