@@ -64,9 +64,14 @@ for profile in args.profiles.split(","):
     def pct(x):
         return "n/a" if x is None else f"{100 * x:.1f} %"
 
+    def hard(item):
+        # The kit's hard symbol-frames (plain ZBar on the frame cannot read them) read, of those there were.
+        return f"{item['hard_found']}/{item['hard']}" if "hard" in item and "hard_found" in item else "n/a"
+
     lines += [f"## {profile} profile", "",
-              "| clip | recall | stock | recall in 4:3 | partial reads | stock's | precision | polygons ok | worst polygon in 4:3 |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| clip | recall | stock | recall in 4:3 | partial reads | stock's | precision | polygons ok | worst polygon in 4:3"
+              " | hard read | stock's |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     vf_items = {i["name"]: i for i in inside["items"]}
     for item in whole["items"] + [whole["total"]]:
         name = item["name"]
@@ -75,7 +80,7 @@ for profile in args.profiles.split(","):
         lines.append(
             f"| {name} | {pct(item.get('recall'))} | {pct(s.get('recall'))} | {pct(v.get('recall'))} | "
             f"{item.get('fp_partial', 0)} | {s.get('fp_partial', 0)} | {pct(item.get('precision'))} | "
-            f"{pct(item.get('poly_ok_rate'))} | {pct(v.get('poly_ok_rate'))} |")
+            f"{pct(item.get('poly_ok_rate'))} | {pct(v.get('poly_ok_rate'))} | {hard(item)} | {hard(s)} |")
         if name != "TOTAL" and item.get("poly_n") and item["poly_ok_rate"] < 0.90:
             failures.append(f"{profile} {name}: polygons ok {pct(item['poly_ok_rate'])} < 90 %")
     lines += ["", "| symbology | found (whole frame) | stock | found in 4:3 | stock in 4:3 |", "|---|---|---|---|---|"]
