@@ -146,13 +146,21 @@ import Testing
         let victim = killed.processIdentifier
         func count(_ sql: String) -> Int { (try? pg.psql(sql)).flatMap { Int($0) } ?? -1 }
         // Half-way, with a file in the victim's hands.
+        func heldNow() -> [String] {
+            ((try? pg.psql("SELECT path FROM files WHERE state = 'scanning' AND owner LIKE '%:\(victim):%'")) ?? "")
+                .split(separator: "\n").map(String.init)
+        }
         var held: [String] = []
         pollUntil(120) {
             guard killed.isRunning else { return true }
-            guard count("SELECT count(*) FROM files WHERE state = 'done'") >= 6 else { return false }
-            held =
-                ((try? pg.psql("SELECT path FROM files WHERE state = 'scanning' AND owner LIKE '%:\(victim):%'"))
-                ?? "").split(separator: "\n").map(String.init)
+            guard count("SELECT count(*) FROM files WHERE state = 'done'") >= 6, !heldNow().isEmpty else {
+                return false
+            }
+            // Stopped first, then looked at again: it cannot finish the file between the look and the kill (it did
+            // once, in the few milliseconds between them).
+            kill(victim, SIGSTOP)
+            held = heldNow()
+            if held.isEmpty { kill(victim, SIGCONT) }
             return !held.isEmpty
         }
         try #require(!held.isEmpty, "the first worker never held a file with 6 done")

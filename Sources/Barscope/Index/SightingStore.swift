@@ -130,18 +130,46 @@ public enum SightingIndexes {
         ]
     }
 
-    /// The upsert: a row already there keeps its first sight and takes the newer end, frames and snapshot.
-    static func upsert(placeholder: (Int) -> String) -> String {
+    /// The upsert of `rows` rows (their values one row after another): a row already there keeps its first sight
+    /// and takes the newer end, frames and snapshot. The rows of one statement must have distinct (run, track)
+    /// (`merged`).
+    static func upsert(rows: Int = 1, placeholder: (Int) -> String) -> String {
         let names = [
             "run", "track", "code", "symbology", "camera", "pipeline", "node", "first_seen_us", "last_seen_us",
             "frames", "polygon", "snapshot", "recording", "offset_ms",
         ]
-        let slots = (1...names.count).map(placeholder).joined(separator: ", ")
+        let tuples = (0..<max(1, rows)).map { r in
+            "(" + (1...names.count).map { placeholder(r * names.count + $0) }.joined(separator: ", ") + ")"
+        }
         return """
-            INSERT INTO sightings (\(names.joined(separator: ", "))) VALUES (\(slots))
+            INSERT INTO sightings (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))
             ON CONFLICT (run, track) DO UPDATE SET
               last_seen_us = excluded.last_seen_us, frames = excluded.frames,
               snapshot = COALESCE(excluded.snapshot, sightings.snapshot)
             """
+    }
+
+    /// The rows with one row per (run, track), in the order each first came: a later row of the same sighting
+    /// updates it as the upsert would (its end, frames and snapshot), so that one statement can hold them all.
+    static func merged(_ rows: [Sighting]) -> [Sighting] {
+        struct Key: Hashable {
+            let run: String
+            let track: Int
+        }
+        var order: [Key] = []
+        var byKey: [Key: Sighting] = [:]
+        for row in rows {
+            let key = Key(run: row.run, track: row.track)
+            if var kept = byKey[key] {
+                kept.lastSeen = row.lastSeen
+                kept.frames = row.frames
+                kept.snapshot = row.snapshot ?? kept.snapshot
+                byKey[key] = kept
+            } else {
+                byKey[key] = row
+                order.append(key)
+            }
+        }
+        return order.map { byKey[$0]! }
     }
 }
