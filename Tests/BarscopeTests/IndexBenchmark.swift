@@ -6,7 +6,7 @@ import Testing
 /// The sightings index at size, in SQLite or PostgreSQL (a benchmark, not a timed test: `scripts/bench index` runs it, with the number of
 /// rows in `BARSCOPE_BENCH_INDEX_ROWS`): rows written in batches as the recorder writes them, then exact-code searches
 /// and prefix searches of 100 results, each timed; the p50 and p95 printed, and written to bench-out/index.json.
-/// A benchmark of minutes, not a test: an hour's limit of its own (10 million rows take 6 to 7 minutes here).
+/// A benchmark of minutes, not a test: an hour's limit of its own rather than the suites' 10 minutes.
 @Suite(.timeLimit(.minutes(60)))
 struct IndexBenchmark {
     static let rows = ProcessInfo.processInfo.environment["BARSCOPE_BENCH_INDEX_ROWS"].flatMap { Int($0) }

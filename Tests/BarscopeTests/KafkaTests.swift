@@ -65,10 +65,6 @@ struct KafkaTests {
         }
     }
 
-    static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        pollUntil(seconds, condition)
-    }
-
     /// Every event gets its delivery report, also those given while every broker was down (they wait in the spool
     /// and in librdkafka's queue); the topic then holds them all once, in seq order, keyed by the instance.
     @Test func everyEventIsDeliveredThroughABrokerOutage() throws {
@@ -86,22 +82,22 @@ struct KafkaTests {
         func counts() -> PublishCounters { publisher.counters[0].counts }
 
         for i in 0..<200 { channel.publish(.state("before-\(i)")) }
-        #expect(Self.waitFor(20) { counts().published == 200 }, "\(counts())")
+        #expect(pollUntil(20) { counts().published == 200 }, "\(counts())")
 
         rd_kafka_mock_broker_set_down(cluster.mock, -1)
         for i in 0..<200 { channel.publish(.state("during-\(i)")) }
         // Once the publisher has seen the outage (its broker-down event), the 200 wait and none was delivered.
         #expect(
-            Self.waitFor(20) {
+            pollUntil(20) {
                 news.withLock {
                     $0.contains { if case .broker(false, _, _) = $0 { return true } else { return false } }
                 }
             }, "no broker-down event in 20 s: \(counts())")
-        #expect(Self.waitFor(20) { counts().depth == 200 }, "the 200 waiting: \(counts())")
+        #expect(pollUntil(20) { counts().depth == 200 }, "the 200 waiting: \(counts())")
         #expect(counts().published == 200, "nothing is delivered while every broker is down: \(counts())")
 
         rd_kafka_mock_broker_set_up(cluster.mock, -1)
-        #expect(Self.waitFor(60) { counts().published == 400 && counts().depth == 0 }, "\(counts())")
+        #expect(pollUntil(60) { counts().published == 400 && counts().depth == 0 }, "\(counts())")
         #expect(
             news.withLock { $0.contains { if case .broker(true, _, _) = $0 { return true } else { return false } } })
         publisher.stop()

@@ -126,31 +126,13 @@ struct Tool {
     }()
 }
 
-/// The lines a running child has printed so far (its events), read on a thread of their own until the end.
+/// The lines a running child has printed so far (its events), read by a `PipeDrain` until the end.
 final class OutputLines: Sendable {
-    private let lines = Locked<(all: [String], ended: Bool)>(([], false))
-    init(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            var pending = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty {
-                    lines.withLock { $0.ended = true }
-                    return
-                }
-                pending.append(chunk)
-                while let nl = pending.firstIndex(of: 10) {
-                    let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...nl)
-                    lines.withLock { $0.all.append(line) }
-                }
-            }
-        }
-        thread.start()
-    }
-    var all: [String] { lines.withLock { $0.all } }
+    private let drain: PipeDrain
+    init(_ handle: FileHandle) { drain = PipeDrain(handle) }
+    var all: [String] { drain.lines }
     /// Whether the child has closed its end (every line is in `all`).
-    var hasEnded: Bool { lines.withLock { $0.ended } }
+    var hasEnded: Bool { drain.hasEnded }
 
     /// Waits up to `seconds` for a line (from index `start` on) that matches; returns its index.
     func waitFor(_ seconds: Double, from start: Int = 0, _ match: (String) -> Bool) -> Int? {
@@ -158,9 +140,9 @@ final class OutputLines: Sendable {
         pollUntil(seconds) {
             let now = all
             if now.count > start, let i = now[start...].firstIndex(where: match) { found = i }
-            return found != nil || lines.withLock({ $0.ended })
+            return found != nil || hasEnded
         }
-        if found == nil, lines.withLock({ $0.ended }) {
+        if found == nil, hasEnded {
             // Ended: the lines are all there; one last look at what came with the end.
             let now = all
             if now.count > start { found = now[start...].firstIndex(where: match) }
@@ -170,7 +152,7 @@ final class OutputLines: Sendable {
 
     /// Waits up to `seconds` for the child to close its end; returns every line.
     func waitForEnd(_ seconds: Double) -> [String] {
-        pollUntil(seconds) { lines.withLock({ $0.ended }) }
+        pollUntil(seconds) { hasEnded }
         return all
     }
 

@@ -493,22 +493,7 @@ final class Sandbox {
         let pid = p.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [p] in if p.isRunning { kill(pid, SIGKILL) } }
         // Standard output as it comes (the stop below looks at it).
-        final class Output: @unchecked Sendable {
-            let lock = NSLock()
-            var data = Data()
-            var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
-        }
-        let output = Output()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            while true {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                output.lock.withLock { output.data.append(chunk) }
-            }
-            group.leave()
-        }
+        let output = PipeDrain(out.fileHandleForReading)
         // Whether an endless example was stopped at 40 s without having shown a code: a failure of the example.
         let showedNothing = Locked(false)
         if let stopAfter {
@@ -547,12 +532,12 @@ final class Sandbox {
             }
         }
         let e = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
         p.waitUntilExit()
+        pollUntil(10) { output.hasEnded }
         if showedNothing.withLock({ $0 }) {
             Issue.record("barscope \(words.joined(separator: " ")): no code shown in 40 s, stopped")
         }
-        let o = output.lock.withLock { output.data }
+        let o = output.data
         return Tool.Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
             stderr: String(decoding: e, as: UTF8.self), output: o)

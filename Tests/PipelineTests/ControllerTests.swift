@@ -23,7 +23,7 @@ import Testing
         func count(where match: (Event) -> Bool) -> Int { all.filter(match).count }
         /// Waits up to `seconds` for an event that matches.
         func waitFor(_ seconds: Double, _ match: (Event) -> Bool) -> Bool {
-            eventually(seconds) { all.contains(where: match) }
+            pollUntil(seconds) { all.contains(where: match) }
         }
         /// The frame numbers of the detections so far.
         var detectionFrames: [Int] {
@@ -166,7 +166,7 @@ import Testing
         controller.start()
         #expect(events.waitFor(10, Self.isAppeared))
         // A second and a half of frames into the recording (through the tee, which feeds it), then the stop.
-        #expect(eventually { framesThroughTheTee(controller) >= 45 }, "\(framesThroughTheTee(controller)) frames")
+        #expect(pollUntil(30) { framesThroughTheTee(controller) >= 45 }, "\(framesThroughTheTee(controller)) frames")
         #expect(controller.stop(timeout: 15))
         #expect(controller.state == .stopped)
         let summary = try #require(controller.summary)

@@ -155,7 +155,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             producerRunner.stop()
             _ = producerDone.wait(timeout: .now() + 15)
         }
-        eventually { served.withLock { $0 } != nil }
+        pollUntil(30) { served.withLock { $0 } != nil }
         let url = try #require(served.withLock { $0 }, "no serving event")
         #expect(url.hasPrefix("rtsp://127.0.0.1:") && url.hasSuffix("/dock"))
 
@@ -178,7 +178,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         }
         let all: Set = ["https://barscope.dev/demo", "4006381333931", "BARSCOPE-128"]
         // Until the client has read every code from the served video (or the deadline), then the stop.
-        eventually(60) { seen().isSuperset(of: all) }
+        pollUntil(60) { seen().isSuperset(of: all) }
         clientRunner.stop()
         #expect(clientDone.wait(timeout: .now() + 15) == .success, "the client stops when asked")
         #expect(seen() == all)
@@ -211,14 +211,14 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
             control.requestStop()
             _ = done.wait(timeout: .now() + 20)
         }
-        #expect(eventually(60) { log.all.map(\.name).contains("appeared") }, "codes before the stall")
+        #expect(pollUntil(60) { log.all.map(\.name).contains("appeared") }, "codes before the stall")
         #expect(bs_test_rtsp_stall_newest() == 1)
         // When the last frame came, watched from here (the tee's count, looked at every 50 ms) until the watchdog
         // speaks: it must not speak before 5 s without a frame, however slow the machine (a loaded one only makes
         // it later). How soon after that it speaks is the tick's, the bus's and the scheduler's; the watchdog's own
         // timing is RunLoopTests' (watchdogFailsAStalledLiveSource), so here the bound is the wait's generous 15 s.
         var last = (frames: framesThroughTheTee(control), at: Date())
-        let noticed = eventually(15) {
+        let noticed = pollUntil(15) {
             let frames = framesThroughTheTee(control)
             if frames > last.frames { last = (frames, Date()) }
             return log.all.contains(where: { $0.name == "reconnecting" })
@@ -233,7 +233,7 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         }.first
         #expect(reason == "\(server.url): no frame for 5 s (the stream stalled)")
         // Up to 60 s: with every other suite running beside it, the new session can be slow to send its first frames.
-        eventually(60) {
+        pollUntil(60) {
             let names = log.all.map(\.name)
             guard let r = names.firstIndex(of: "recovered") else { return false }
             return names[r...].contains("appeared")
@@ -276,22 +276,22 @@ func testRTSPServer(clip: String, port: Int = 0, credentials: (user: String, pas
         func ended() -> Bool { outcome.withLock { $0 } != "running" }
         // Codes, and a second and a half recorded (through the tee, which feeds the recording), before the outage.
         #expect(
-            eventually(60) { log.all.map(\.name).contains("appeared") && framesThroughTheTee(control) >= 45 },
+            pollUntil(60) { log.all.map(\.name).contains("appeared") && framesThroughTheTee(control) >= 45 },
             "\(framesThroughTheTee(control)) frames before the outage")
         let outage = Date()
         first?.disconnectAll()
         first = nil
         // The server comes back once the client has noticed that it went.
-        #expect(eventually { log.all.map(\.name).contains("reconnecting") || ended() }, "the outage went unnoticed")
+        #expect(pollUntil(30) { log.all.map(\.name).contains("reconnecting") || ended() }, "the outage went unnoticed")
         let second = try testRTSPServer(clip: short, port: port)
         // Back: wait for codes after the recovery.
-        eventually(60) {
+        pollUntil(60) {
             let names = log.all.map(\.name)
             if let r = names.firstIndex(of: "recovered"), names[r...].contains("appeared") { return true }
             return ended()
         }
         // A second and a half recorded after the outage (the short clip may end the run first), then the stop.
-        eventually { framesThroughTheTee(control) >= 45 || ended() }
+        pollUntil(30) { framesThroughTheTee(control) >= 45 || ended() }
         control.requestStop()
         #expect(done.wait(timeout: .now() + 20) == .success, "the run stops when asked")
         #expect(outcome.withLock { $0 } == "ended", "\(outcome.withLock { $0 })")

@@ -29,13 +29,6 @@ enum Media {
     private static let writing = NSLock()
 }
 
-/// Waits for `condition` to hold, looking every 50 ms, for at most `seconds`; says whether it came. The deadline is
-/// generous: a loaded 2-core machine running every other suite beside this one is slow, not broken.
-@discardableResult
-func eventually(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool {
-    pollUntil(seconds, condition)
-}
-
 /// Frames that have passed the tee of a controller's running pipeline so far (scanned or skipped by the scanner;
 /// the recording gets each of them), 0 between runs.
 func framesThroughTheTee(_ controller: ScanController) -> Int {

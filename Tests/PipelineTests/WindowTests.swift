@@ -71,22 +71,9 @@ func toolURL() -> URL {
         tool.standardError = FileHandle.nullDevice
         try tool.run()
         defer { if tool.isRunning { tool.terminate() } }
-        let events = Locked<[String]>([])
-        Thread.detachNewThread {
-            var pending = Data()
-            while true {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { return }
-                pending.append(chunk)
-                while let nl = pending.firstIndex(of: 10) {
-                    let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...nl)
-                    events.withLock { $0.append(line) }
-                }
-            }
-        }
-        func count(_ needle: String) -> Int { events.withLock { $0.filter { $0.contains(needle) }.count } }
-        let last = { "last events: " + events.withLock { $0.suffix(3).joined(separator: "\n") } }
+        let events = PipeDrain(out.fileHandleForReading)
+        func count(_ needle: String) -> Int { events.lines.filter { $0.contains(needle) }.count }
+        let last = { "last events: " + events.lines.suffix(3).joined(separator: "\n") }
         try #require(waitUntil(15, "60 detections", seen: last) { count(#""event":"detection""#) >= 60 })
         input.fileHandleForWriting.write(Data("pause\n".utf8))
         // (The first "paused" is the start's, on the way to playing.)
@@ -120,7 +107,7 @@ func toolURL() -> URL {
         // that may lag the last one scanned by the frames queued before the sink, so each code's box must be drawn
         // (both sides, within 4 px: the line sits just outside the bounds) where one of the last frames' events
         // put it; the codes move a few pixels a frame.
-        let lines = events.withLock { $0 }
+        let lines = events.lines
         let detections = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .filter { $0["event"] as? String == "detection" }
         let lastFrame = try #require(detections.compactMap { $0["frame"] as? Int }.max())

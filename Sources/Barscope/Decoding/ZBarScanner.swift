@@ -373,8 +373,8 @@ public final class ZBarScanner {
                 || orientation == ZBAR_ORIENT_UNKNOWN
             let axis = alongX ? Point(1, 0) : Point(0, 1)
             // ZBar's decoder run along a hit's line gives the read's first and last bar. A line that left the code
-            // through its bars' ends and found the rest of its elements farther on (seen: a tilted I2/5 whose top
-            // line ran on 600 px over a background to a hit of its own) decodes a longer run than the lines that
+            // through its bars' ends and found the rest of its elements farther on (an I2/5, which has no check digit,
+            // can end on bars of the background) decodes a longer run than the lines that
             // crossed the code; so of a few hits' runs the shorter median is the code's, and a hit farther outside
             // it than its line is from the run's line (a code's end moves along the scan by at most that, tilted up
             // to 45 degrees, past which ZBar reads it on the other axis) is such a line's, and is no end of the code.

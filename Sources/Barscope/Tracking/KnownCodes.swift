@@ -27,10 +27,10 @@ final class KnownCodes: @unchecked Sendable {
     private var oldest = 0
     private var ended = false
     /// How many frames back the codes come from: the frames from `lag` to `lag + window - 1` before this one. A
-    /// frame never waits for the one just before it, which a second worker is most often still reading: waiting
-    /// for it cost a third of the throughput on two cores (every frame of the kit's 1080p clip), as the frames'
-    /// read times vary. `window`: a code missed in that many frames in a row is no longer looked for (it left, or
-    /// it is unreadable here): a look that finds nothing costs as much as one that finds.
+    /// frame never waits for the one just before it, which a second worker is most often still reading, so the
+    /// workers do not take turns (docs/decisions.md has what that wait cost). `window`: a code missed in that many
+    /// frames in a row is no longer looked for (it left, or it is unreadable here): a look that finds nothing costs
+    /// as much as one that finds.
     static let lag = 2
     let window: Int
     /// Whether a frame's second look waits for the frames it uses (a file), or uses what is there (live).
