@@ -65,6 +65,8 @@ enum Help {
           GET    /v1/instances/ID/snapshots/FILE       a PNG that snapshots.folder received
           GET    /v1/sightings?code=C                  where and when C was seen (also prefix=, from=, to=,
                                                instance=, limit=, cursor= for the next page, format=csv)
+          GET    /v1/cycles?result=noread              read cycles' results, newest first (also label=, instance=,
+                                               from=, to=, limit=, format=csv)
           GET    /v1/events?backlog=N                  every instance's events, and each second their status
           GET    /v1/pool                              the shared scanning pool: workers, busy, queued, streams
           GET    /v1/openapi.json                      this API as an OpenAPI 3.1 document (every route and answer)

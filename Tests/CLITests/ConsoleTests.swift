@@ -16,7 +16,7 @@ import Testing
 
     /// Runs one scenario; returns its measurements (the script's JSON line).
     func drive(
-        _ scenario: String, _ service: Service, token: String? = nil, code: String? = nil,
+        _ scenario: String, _ service: Service, token: String? = nil, code: String? = nil, result: String? = nil,
         minimumLoad: Double = ConsoleTests.minimumLoad
     ) throws -> [String:
         Any]
@@ -27,6 +27,7 @@ import Testing
         p.arguments =
             [Self.script, "--base", service.base, "--out", out, "--min-rate", String(minimumLoad), scenario]
             + (token.map { ["--token", $0] } ?? []) + (code.map { ["--code", $0] } ?? [])
+            + (result.map { ["--result", $0] } ?? [])
         let stdout = Pipe()
         let stderr = Pipe()
         p.standardOutput = stdout
@@ -92,6 +93,44 @@ import Testing
         let r = try drive("search", service, code: late)
         let start = try #require(r["start"] as? Double)
         #expect(abs(start - 2) <= 0.1, "the moment starts at \(start) s")
+        #expect((r["current_time"] as? Double ?? 0) >= start && (r["ready_state"] as? Int ?? 0) >= 2, "\(r)")
+    }
+
+    /// The read cycles' list: the noread cycles of a recorded conveyor chosen and listed, nothing else shown, and the
+    /// newest one's recording played from two seconds before it opened.
+    @Test(.enabled(if: browser, "needs chromium, chromium-driver and python3-selenium (scripts/setup)"))
+    func theConsoleListsReadCyclesAndPlaysOne() throws {
+        let folder = Tool.folder.appendingPathComponent("console-cycles-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let service = try Service()
+        defer { service.expectCleanExit() }
+        let made = try service.request(
+            "POST", "/v1/pipelines/conveyor/instances",
+            json: [
+                "set": [
+                    "source.live": false, "source.frames": 600, "source.size": "640x360", "cycles.mode": "motion",
+                    "record.path": folder + "/dock.mp4", "events.path": folder + "/events.jsonl",
+                ]
+            ])
+        let id = try #require(made.object["id"] as? String, "\(made.text)")
+        try service.waitFor(id, "completed", timeout: 60) { $0["state"] as? String == "completed" }
+        let noreads = SightingsTests.rows(try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)).filter
+        {
+            $0["event"] as? String == "cycle" && $0["result"] as? String == "noread"
+        }
+        let newest = try #require(noreads.max { ($0["cycle"] as? Int ?? 0) < ($1["cycle"] as? Int ?? 0) })
+        // Every cycle in the index before the page asks (the writer's last batch follows the instance's end).
+        try #require(
+            waitUntil(10, "the noread cycles in the index") {
+                let r = try service.request("GET", "/v1/cycles?result=noread").object["cycles"] as? [[String: Any]]
+                return r?.count == noreads.count
+            })
+        let r = try drive("cycles", service, result: "noread")
+        #expect(r["rows"] as? Int == noreads.count, "\(r)")
+        #expect(r["cycle"] as? Int == newest["cycle"] as? Int, "\(r), the newest noread: \(newest)")
+        let opened = Double(newest["start_pts_ns"] as? Int ?? 0) / 1e9
+        let start = try #require(r["start"] as? Double)
+        #expect(abs(start - max(0, opened - 2)) <= 0.05, "played from \(start) s; the cycle opened at \(opened) s")
         #expect((r["current_time"] as? Double ?? 0) >= start && (r["ready_state"] as? Int ?? 0) >= 2, "\(r)")
     }
 

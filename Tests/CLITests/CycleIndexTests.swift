@@ -55,4 +55,76 @@ struct CycleIndexTests {
             #expect(r.status == 2 && r.stderr.contains(message), "\(args): \(r.stderr)")
         }
     }
+
+    /// The same rows from a service: `GET /v1/cycles` (JSON and CSV, narrowed by result), each cycle's recording in
+    /// byte ranges (`GET /v1/cycles/recording`), bad parameters named with 400.
+    @Test func cyclesAreServedOverHTTP() throws {
+        let folder = try SightingsTests.folder("cycle-http").path
+        let service = try Service()
+        defer { service.expectCleanExit() }
+        let made = try service.request(
+            "POST", "/v1/pipelines/conveyor/instances",
+            json: [
+                "set": [
+                    "source.live": false, "source.frames": 600, "source.size": "640x360", "cycles.mode": "motion",
+                    "record.path": folder + "/dock.mp4", "events.path": folder + "/events.jsonl",
+                ]
+            ])
+        let id = try #require(made.object["id"] as? String, "\(made.text)")
+        try service.waitFor(id, "completed", timeout: 60) { $0["state"] as? String == "completed" }
+        let cycles = SightingsTests.rows(try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)).filter {
+            $0["event"] as? String == "cycle"
+        }
+        try #require(Set(cycles.compactMap { $0["result"] as? String }) == ["good", "noread", "multiple", "mismatch"])
+        // The index's writer may still be writing the last batch when the instance has completed.
+        var rows: [[String: Any]] = []
+        try #require(
+            waitUntil(10, "every cycle of \(id) listed", seen: { "\(rows.count) rows of \(cycles.count)" }) {
+                rows =
+                    try service.request("GET", "/v1/cycles?instance=\(id)&limit=1000").object["cycles"]
+                    as? [[String: Any]] ?? []
+                return rows.count == cycles.count
+            })
+        let byNumber = Dictionary(rows.map { (($0["cycle"] as? Int) ?? -1, $0) }, uniquingKeysWith: { a, _ in a })
+        for c in cycles {
+            let n = c["cycle"] as? Int ?? -1
+            #expect(byNumber[n]?["result"] as? String == c["result"] as? String, "cycle \(n): \(byNumber[n] ?? [:])")
+        }
+        let opened = rows.compactMap { $0["opened"] as? String }
+        #expect(opened == opened.sorted(by: >), "not newest first: \(opened)")
+
+        let noreads = cycles.filter { $0["result"] as? String == "noread" }.count
+        let narrowed =
+            try service.request("GET", "/v1/cycles?instance=\(id)&result=noread").object["cycles"]
+            as? [[String: Any]] ?? []
+        #expect(narrowed.count == noreads && narrowed.allSatisfy { $0["result"] as? String == "noread" }, "\(narrowed)")
+        let csv = try service.request("GET", "/v1/cycles?instance=\(id)&format=csv")
+        #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true, "\(csv.headers)")
+        let lines = csv.text.split(separator: "\r\n")
+        #expect(
+            lines.first == "opened,closed,result,label,camera,codes,recording,offset_s"
+                && lines.count == cycles.count + 1, "\(csv.text)")
+
+        // A cycle's recording, the bytes of the file it names.
+        let row = try #require(rows.first { $0["recording"] != nil }, "no cycle with a recording: \(rows)")
+        let run = try #require(row["run"] as? String)
+        let number = try #require(row["cycle"] as? Int)
+        let file = try Data(contentsOf: URL(fileURLWithPath: folder + "/dock.mp4"))
+        let piece = try service.request(
+            "GET", "/v1/cycles/recording?run=\(run)&cycle=\(number)", headers: ["Range": "bytes=100-1123"])
+        #expect(piece.status == 206 && piece.body == file[100..<1124], "\(piece.status) \(piece.body.count) bytes")
+        #expect(piece.headers["content-range"] == "bytes 100-1123/\(file.count)", "\(piece.headers)")
+
+        for (path, status, message) in [
+            ("/v1/cycles?result=fine", 400, "result 'fine'"), ("/v1/cycles?limit=0", 400, "limit '0'"),
+            ("/v1/cycles?from=yesterday", 400, "time 'yesterday'"),
+            ("/v1/cycles/recording?run=\(run)", 400, "run and cycle"),
+            ("/v1/cycles/recording?run=\(run)&cycle=9999", 404, "no recording of cycle \(run)/9999"),
+        ] {
+            let r = try service.request("GET", path)
+            #expect(
+                r.status == status && (r.object["error"] as? String)?.contains(message) == true,
+                "\(path): \(r.status) \(r.text)")
+        }
+    }
 }

@@ -178,7 +178,8 @@ import Testing
         // Every operation, as the document gives it: a documented status and content type.
         var answered: [String] = []
         let order = [
-            "createInstance", "startCycle", "endCycle", "controlInstance", "deleteInstance",
+            "createInstance", "startCycle", "endCycle", "listCycles", "cycleRecording", "controlInstance",
+            "deleteInstance",
         ]
         let sorted = operations.sorted {
             (order.firstIndex(of: $0.id) ?? -1, $0.path) < (order.firstIndex(of: $1.id) ?? -1, $1.path)
@@ -200,6 +201,17 @@ import Testing
                 path += "?run=\(run)&track=\(track)"
                 headers["Range"] = "bytes=0-1023"
             case "exportClip": path += "?run=\(run)&track=\(track)&before=1&after=1"
+            case "listCycles": path += "?instance=\(id)&limit=5"
+            case "cycleRecording":
+                // The cycle just closed, once the index's writer has it.
+                var cycle: [String: Any]? = nil
+                _ = try pollUntil(20, every: 0.2) {
+                    let rows = try service.request("GET", "/v1/cycles?instance=\(id)").object["cycles"]
+                    cycle = (rows as? [[String: Any]])?.first { $0["recording"] != nil }
+                    return cycle != nil
+                }
+                path += "?run=\(cycle?["run"] as? String ?? "none")&cycle=\(cycle?["cycle"] as? Int ?? -1)"
+                headers["Range"] = "bytes=0-1023"
             case "instanceEvents", "allEvents", "instanceMJPEG": streaming = true
             default: break
             }
@@ -238,7 +250,8 @@ import Testing
                     .replacingOccurrences(of: "{file}", with: snap)
             }
         ).union([
-            "/v1", "/v1/instances/\(id)/unknown", "/v1/pipelines/demo", "/v1/sightings/other", "/index.html",
+            "/v1", "/v1/instances/\(id)/unknown", "/v1/pipelines/demo", "/v1/sightings/other", "/v1/cycles/other",
+            "/index.html",
             "/v2/pipelines", "/v1/instances/\(id)/cycles/1", "/v1/instances/\(id)/snapshots", "/console",
         ])
         var probes = 0

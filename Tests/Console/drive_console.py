@@ -2,13 +2,15 @@
 """Drives the web console of a running `barscope serve` in Debian's headless chromium (chromium-driver and
 python3-selenium, installed by scripts/setup), as a person would, and checks what the page and the service do.
 
-    drive_console.py --base http://127.0.0.1:PORT --out DIR basic|load|token [--token TOKEN]
+    drive_console.py --base http://127.0.0.1:PORT --out DIR basic|load|token|search|cycles [--token TOKEN]
 
 basic: bad input shows the service's line beside its field; the demo started from the form shows a moving image,
        events and a snapshot; dragging and resizing the viewfinder moves the region of the events that follow;
        copy, the type filter; Stop shows the final state.
 load:  eight instances and their events (more than 50 a second): the table stays bounded and the page responsive.
 token: a service with a token: the page asks for it, refuses a wrong one, works with the right one.
+search: a code typed and found; its sighting's recording plays from two seconds before the first sight.
+cycles: the read cycles with one result listed; the newest one's recording plays from two seconds before it opened.
 
 Screenshots go to DIR. Prints one JSON line of measurements; exits 1 with one line naming what failed.
 """
@@ -428,6 +430,24 @@ def token(console, right):
     return {"token": "accepted"}
 
 
+def playing_at_moment(console):
+    """The page's player, the first time it is seen playing; it must be at the moment already (a player that
+    started at 0 and reached the moment later would be seen before it got there: looked at every 0.1 s)."""
+    played = until(
+        "the recording playing",
+        lambda: console.js(
+            "const v = document.querySelector('#player-video'); const p = window.barscope.playing;"
+            " return p && v.readyState >= 2 && !v.paused"
+            " ? {t: v.currentTime, ready: v.readyState, start: p.start, duration: v.duration} : null"),
+        seen=lambda: console.js(
+            "const v = document.querySelector('#player-video');"
+            " return {ready: v.readyState, t: v.currentTime, paused: v.paused, error: v.error && v.error.message,"
+            " src: v.currentSrc}"))
+    if not (played["start"] - 0.25 <= played["t"] <= played["start"] + 1.5):
+        raise Failed(f"the recording played at {played['t']:.2f} s, not from its moment {played['start']:.2f} s")
+    return played
+
+
 def search(console, code):
     """Finds a code as a person does: types it, presses Find, sees its sightings, presses play; the video plays the
     recording from two seconds before the first sight."""
@@ -443,23 +463,32 @@ def search(console, code):
     if code not in first:
         raise Failed(f"the first row is not {code}: {first}")
     console.js("document.querySelector('#sightings tr.sighting button.play').click()")
-    # The first look at it playing: it must be at the moment already (a player that started at 0 and reached the
-    # moment later would be seen before it got there: looked at every 0.1 s).
-    played = until(
-        "the recording playing",
-        lambda: console.js(
-            "const v = document.querySelector('#player-video'); const p = window.barscope.playing;"
-            " return p && v.readyState >= 2 && !v.paused"
-            " ? {t: v.currentTime, ready: v.readyState, start: p.start, duration: v.duration} : null"),
-        seen=lambda: console.js(
-            "const v = document.querySelector('#player-video');"
-            " return {ready: v.readyState, t: v.currentTime, paused: v.paused, error: v.error && v.error.message,"
-            " src: v.currentSrc}"))
-    if not (played["start"] - 0.25 <= played["t"] <= played["start"] + 1.5):
-        raise Failed(f"the recording played at {played['t']:.2f} s, not from its moment {played['start']:.2f} s")
+    played = playing_at_moment(console)
     console.shot("console-search.png")
     return {"rows": rows, "first_row": first, "current_time": played["t"], "start": played["start"],
             "ready_state": played["ready"], "duration": played["duration"]}
+
+
+def cycles(console, result):
+    """Lists the read cycles with one result as a person does (the result chosen, List pressed), then plays the
+    newest one: its recording from two seconds before the cycle opened."""
+    console.open()
+    until("the cycles form", lambda: console.js("return !!document.querySelector('#cycles-form')"))
+    Select(console.field("#cycles-result")).select_by_visible_text(result)
+    console.field("#cycles-button").click()
+    rows = until("a read cycle with result " + result,
+                 lambda: console.js("return document.querySelectorAll('#cycles tr.cycle').length"),
+                 seen=lambda: console.js("return document.querySelector('#cycles-summary').textContent"
+                                         " + document.querySelector('#cycles-error').textContent"))
+    shown = console.js("return [...document.querySelectorAll('#cycles tr.cycle td.result')].map(c => c.textContent)")
+    if set(shown) != {result.upper()}:
+        raise Failed(f"the list shows results {shown}, not only {result.upper()}")
+    console.js("document.querySelector('#cycles tr.cycle button.play').click()")
+    played = playing_at_moment(console)
+    playing = console.js("return window.barscope.playing")
+    console.shot("console-cycles.png")
+    return {"rows": rows, "results": shown, "current_time": played["t"], "start": played["start"],
+            "ready_state": played["ready"], "cycle": playing.get("cycle")}
 
 
 def main():
@@ -469,7 +498,8 @@ def main():
     p.add_argument("--token")
     p.add_argument("--min-rate", type=float, default=50, help="events/s the load scenario needs the service to make")
     p.add_argument("--code", help="the code the search scenario looks for")
-    p.add_argument("scenario", choices=["basic", "load", "token", "search"])
+    p.add_argument("--result", default="noread", help="the read cycles' result the cycles scenario lists")
+    p.add_argument("scenario", choices=["basic", "load", "token", "search", "cycles"])
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     console = Console(a.base, a.out, token=a.token)
@@ -480,6 +510,8 @@ def main():
             result = load(console, a.min_rate)
         elif a.scenario == "search":
             result = search(console, a.code)
+        elif a.scenario == "cycles":
+            result = cycles(console, a.result)
         else:
             console.token = None
             result = token(console, a.token)

@@ -111,6 +111,9 @@ public struct CycleQuery: Sendable {
     public var from: Date?
     public var to: Date?
     public var limit = 100
+    /// One cycle: its run and number.
+    public var run: String?
+    public var cycle: Int?
     public init() {}
 }
 
@@ -154,6 +157,8 @@ enum CycleSQL {
         }
         if let f = q.from { terms.append("opened_us >= \(bind(String(SightingIndexes.micros(f))))") }
         if let t = q.to { terms.append("opened_us <= \(bind(String(SightingIndexes.micros(t))))") }
+        if let r = q.run { terms.append("run = \(bind(r))") }
+        if let n = q.cycle { terms.append("cycle = \(bind(String(n)))") }
         let clause = terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
         let limit = max(1, min(q.limit, 10_000))
         return try engine.query(

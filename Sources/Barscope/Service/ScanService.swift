@@ -190,13 +190,24 @@ public final class ScanService: @unchecked Sendable {
     /// A page of sightings from the index (newest first).
     /// - Throws: ``BarscopeError`` when the index cannot be read.
     public func sightings(_ query: SightingQuery) throws -> SightingPage {
+        try withIndex { try $0.search(query) }
+    }
+
+    /// Read cycles' results from the index (newest first).
+    /// - Throws: ``BarscopeError`` when the index cannot be read.
+    public func cycles(_ query: CycleQuery) throws -> [CycleRow] {
+        try withIndex { try $0.searchCycles(query) }
+    }
+
+    /// The service's one reading connection to its index, opened when first needed and again after a failure.
+    private func withIndex<T>(_ body: (SightingStore) throws -> T) throws -> T {
         guard let location = index.load()?.location else {
             throw BarscopeError.badInput("this service keeps no sightings index")
         }
         return try searchStore.withLock { store in
             do {
                 if store == nil { store = try SightingIndexes.open(location) }
-                return try store!.search(query)
+                return try body(store!)
             } catch {
                 store?.close()
                 store = nil

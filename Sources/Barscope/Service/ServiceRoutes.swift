@@ -17,6 +17,9 @@ import Foundation
 ///                                                   &limit=&cursor= (keyset paging, newest first); &format=csv
 ///     GET    /v1/sightings/recording?run=&track=   the recording of a sighting (HTTP Range: the browser seeks)
 ///     GET    /v1/clips?run=&track=&before=&after=   the moment of a sighting as an MP4 (cut at keyframes)
+///     GET    /v1/cycles                             read cycles' results: ?result=&label=&instance=&from=&to=
+///                                                   &limit= (newest first); &format=csv
+///     GET    /v1/cycles/recording?run=&cycle=       the recording of a read cycle (HTTP Range)
 ///     GET    /v1/pool                               the shared scanning pool: workers, busy, queued, busy_share
 ///     GET    /v1/openapi.json                       this API as an OpenAPI 3.1 document (Service/openapi.json)
 ///     GET    /                                      the console (a page; its script and style beside it)
@@ -92,6 +95,8 @@ public final class ServiceRoutes: @unchecked Sendable {
         case ("GET", 1, "sightings"): sightings(r, x)
         case ("GET", 2, "sightings") where c[1] == "recording": recording(r, x)
         case ("GET", 1, "clips"): clip(r, x)
+        case ("GET", 1, "cycles"): cycles(r, x)
+        case ("GET", 2, "cycles") where c[1] == "recording": cycleRecording(r, x)
         case ("GET", 1, "events"):
             let backlog = r.query["backlog"].flatMap { Int($0) } ?? 100
             streams.allEvents(backlog: min(max(backlog, 0), 1000), x)
@@ -247,6 +252,48 @@ public final class ServiceRoutes: @unchecked Sendable {
             ]))
     }
 
+    /// `GET /v1/cycles`: read cycles' results from the index, newest first, as JSON (`{"cycles": [...]}`) or CSV.
+    private func cycles(_ r: HTTPRequest, _ x: HTTPExchange) {
+        var q = CycleQuery()
+        do {
+            if let result = r.query["result"], !result.isEmpty {
+                guard CycleResult.Outcome(rawValue: result) != nil else {
+                    throw BarscopeError.badValue("result '\(result)': one of good, noread, multiple, mismatch")
+                }
+                q.result = result
+            }
+            q.label = r.query["label"].flatMap { $0.isEmpty ? nil : $0 }
+            q.camera = r.query["instance"].flatMap { $0.isEmpty ? nil : $0 }
+            if let f = r.query["from"], !f.isEmpty { q.from = try TimeArgument.parse(f) }
+            if let t = r.query["to"], !t.isEmpty { q.to = try TimeArgument.parse(t) }
+            if let l = r.query["limit"] {
+                guard let n = Int(l), (1...1000).contains(n) else {
+                    throw BarscopeError.badValue("limit '\(l)': a whole number from 1 to 1000")
+                }
+                q.limit = n
+            }
+        } catch {
+            x.error(400, (error as? BarscopeError)?.description ?? "\(error)")
+            return
+        }
+        let service = self.service
+        let csv = r.query["format"] == "csv"
+        let query = q
+        x.deferAnswer()
+        Thread.detachNewThread {
+            let answer = Result { try service.cycles(query) }
+            MainLoop.run {
+                switch answer {
+                case .failure(let error): x.error(503, "the sightings index: \(error)")
+                case .success(let rows) where csv:
+                    let text = ([CycleRow.csvHeader] + rows.map(\.csv)).joined(separator: "\r\n") + "\r\n"
+                    x.respond(200, contentType: "text/csv; charset=utf-8", body: Array(text.utf8))
+                case .success(let rows): x.json(200, .object([("cycles", .array(rows.map(\.json)))]))
+                }
+            }
+        }
+    }
+
     /// `GET /v1/sightings/recording?run=R&track=T`: the recording file the index names for that sighting (no other
     /// file: the index is the list of what may be read), with byte ranges (`Range: bytes=A-B`, answered 206 in
     /// pieces of at most 4 MB) so that a browser's video element seeks to the moment.
@@ -256,10 +303,34 @@ public final class ServiceRoutes: @unchecked Sendable {
             return
         }
         let service = self.service
+        serveRecording(named: "sighting \(run)/\(track)", r, x) {
+            try service.sightings(SightingQuery(limit: 1, run: run, track: track)).sightings.first?.recording
+        }
+    }
+
+    /// `GET /v1/cycles/recording?run=R&cycle=N`: the recording a read cycle was made in, as a sighting's.
+    private func cycleRecording(_ r: HTTPRequest, _ x: HTTPExchange) {
+        guard let run = r.query["run"], !run.isEmpty, let number = r.query["cycle"].flatMap({ Int($0) }) else {
+            x.error(400, "run and cycle: the read cycle whose recording is wanted")
+            return
+        }
+        var q = CycleQuery()
+        (q.run, q.cycle, q.limit) = (run, number, 1)
+        let service = self.service
+        serveRecording(named: "cycle \(run)/\(number)", r, x) { [q] in try service.cycles(q).first?.recording }
+    }
+
+    /// Answers with the bytes of the file `lookup` finds in the index, off the main loop.
+    private func serveRecording(
+        named name: String, _ r: HTTPRequest, _ x: HTTPExchange, lookup: @escaping @Sendable () throws -> String?
+    ) {
         let range = r.headers["Range"]
         x.deferAnswer()
         Thread.detachNewThread {
-            let answer = Self.recordingAnswer(service: service, run: run, track: track, range: range)
+            let answer: RecordingAnswer
+            do { answer = Self.recordingAnswer(path: try lookup(), of: name, range: range) } catch {
+                answer = .failure(503, "the sightings index: \(error)")
+            }
             MainLoop.run {
                 switch answer {
                 case .failure(let status, let message): x.error(status, message)
@@ -275,15 +346,10 @@ public final class ServiceRoutes: @unchecked Sendable {
         case bytes(Int, String, [UInt8], [(String, String)])
     }
 
-    static func recordingAnswer(service: ScanService, run: String, track: Int, range: String?) -> RecordingAnswer {
-        let row: Sighting?
-        do { row = try service.sightings(SightingQuery(limit: 1, run: run, track: track)).sightings.first } catch {
-            return .failure(503, "the sightings index: \(error)")
-        }
-        guard let path = row?.recording,
-            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+    static func recordingAnswer(path: String?, of name: String, range: String?) -> RecordingAnswer {
+        guard let path, let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
             let file = FileHandle(forReadingAtPath: path)
-        else { return .failure(404, "no recording of sighting \(run)/\(track) on this machine") }
+        else { return .failure(404, "no recording of \(name) on this machine") }
         defer { try? file.close() }
         let type = path.hasSuffix(".mkv") ? "video/x-matroska" : "video/mp4"
         let piece = 4 << 20

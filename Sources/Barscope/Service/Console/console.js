@@ -702,20 +702,79 @@ async function findSightings(event) {
 
 // The recording from two seconds before the first sight (the service answers byte ranges, so the video seeks).
 function play(s) {
+  playFrom(`v1/sightings/recording?run=${encodeURIComponent(s.run)}&track=${s.track}`, s.offset_s,
+    `${s.type} ${s.code} · ${s.camera} · ${new Date(s.first_seen).toLocaleString()} · ${s.recording.split("/").pop()}`,
+    { run: s.run, track: s.track });
+}
+
+// `url` in the page's player from two seconds before `offset` (seconds in the recording).
+function playFrom(url, offset, caption, what) {
   const video = $("#player-video");
-  const start = Math.max(0, (s.offset_s || 0) - 2);
+  const start = Math.max(0, (offset || 0) - 2);
   $("#player").hidden = false;
-  $("#player-caption").textContent =
-    `${s.type} ${s.code} · ${s.camera} · ${new Date(s.first_seen).toLocaleString()} · ${s.recording.split("/").pop()} from ${start.toFixed(1)} s`;
-  state.playing = { run: s.run, track: s.track, start };
+  $("#player-caption").textContent = `${caption} from ${start.toFixed(1)} s`;
+  state.playing = { ...what, start };
   video.onloadedmetadata = () => {
     video.currentTime = start;
     video.play().catch(() => {});
   };
-  video.src = `v1/sightings/recording?run=${encodeURIComponent(s.run)}&track=${s.track}`;
+  video.src = url;
+  $("#player").scrollIntoView({ block: "nearest" });
 }
 
 $("#search-form").addEventListener("submit", findSightings);
+
+// MARK: read cycles
+
+// Read cycles' results from the index (a result, a label, a time window), each played from its opening.
+async function listCycles(event) {
+  event.preventDefault();
+  const params = new URLSearchParams();
+  for (const [key, id] of [["result", "#cycles-result"], ["label", "#cycles-label"], ["from", "#cycles-from"],
+                           ["to", "#cycles-to"]]) {
+    const v = $(id).value.trim();
+    if (v) params.set(key, v);
+  }
+  params.set("limit", "100");
+  $("#cycles-error").textContent = "";
+  const r = await call("GET", "v1/cycles?" + params.toString());
+  const body = $("#cycles tbody");
+  body.replaceChildren();
+  if (r.status !== 200) {
+    $("#cycles-error").textContent = (r.body && r.body.error) || "the list failed";
+    $("#cycles").hidden = true;
+    return;
+  }
+  const found = r.body.cycles || [];
+  $("#cycles-summary").textContent = found.length === 0 ? "No read cycle." :
+    `${found.length} read cycle${found.length === 1 ? "" : "s"}, newest first` + (found.length === 100 ? " (narrow the time for older ones)" : "");
+  $("#cycles").hidden = found.length === 0;
+  for (const c of found) {
+    const tr = document.createElement("tr");
+    tr.className = `cycle ${c.result}`;
+    cell(tr, new Date(c.opened).toLocaleString());
+    cell(tr, c.camera);
+    cell(tr, c.label || "–");
+    cell(tr, c.result.toUpperCase(), "result");
+    cell(tr, c.codes.length ? c.codes.map(k => k.code + (k.expected ? "" : " (unexpected)")).join(", ") : "–", "data");
+    const td = cell(tr, "");
+    if (c.recording) {
+      const b = document.createElement("button");
+      b.textContent = "play";
+      b.className = "play";
+      b.title = `${c.recording} at ${c.offset_s} s`;
+      b.onclick = () => playFrom(`v1/cycles/recording?run=${encodeURIComponent(c.run)}&cycle=${c.cycle}`, c.offset_s,
+        `cycle ${c.cycle} ${c.result.toUpperCase()}${c.label ? " " + c.label : ""} · ${c.camera} · ${new Date(c.opened).toLocaleString()} · ${c.recording.split("/").pop()}`,
+        { run: c.run, cycle: c.cycle });
+      td.append(b);
+    } else {
+      td.textContent = "–";
+    }
+    body.append(tr);
+  }
+}
+
+$("#cycles-form").addEventListener("submit", listCycles);
 
 // MARK: start
 
