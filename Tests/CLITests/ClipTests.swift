@@ -80,4 +80,49 @@ import Testing
             #expect(r.status == status && (r.object["error"] as? String) != nil, "\(query): \(r.status) \(r.text)")
         }
     }
+
+    /// A moment that reaches back past its segment's start (`--segment 10`): cut from the segments it spans, joined,
+    /// as long as asked, the sight where it says, the code on the frame there.
+    @Test func aMomentAcrossSegmentsIsCutFromThemJoined() throws {
+        let state = try SightingsTests.folder("clips-segments").path
+        let index = state + "/sightings.sqlite"
+        let made = try Tool.run([
+            "run", "demo", "--scene", "conveyor", "--frames", "900", "--size", "640x360", "--record",
+            state + "/dock.mp4", "--segment", "10", "--index", index, "--camera", "dock1", "--quiet",
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let rows = SightingsTests.rows(try Tool.run(["search", "--index", index, "--json"]).stdout)
+        // Seen early in a segment after the first: ten seconds before it are in the segment before.
+        let row = try #require(
+            rows.filter {
+                ($0["recording"] as? String)?.hasSuffix("-00000.mp4") == false && ($0["offset_s"] as? Double ?? 99) < 8
+            }.min { ($0["offset_s"] as? Double ?? 0) < ($1["offset_s"] as? Double ?? 0) }, "\(rows)")
+        let run = try #require(row["run"] as? String)
+        let track = try #require(row["track"] as? Int)
+        let code = try #require(row["code"] as? String)
+
+        let service = try Service(state: state)
+        defer { #expect(service.terminate() == 0, "\(service.stderr.suffix(400))") }
+        let clip = try service.request("GET", "/v1/clips?run=\(run)&track=\(track)&before=10&after=5")
+        try #require(clip.status == 200, "\(clip.text.prefix(300))")
+        let sight = try #require(clip.headers["x-barscope-sight"].flatMap { Double($0) }, "\(clip.headers)")
+        #expect(
+            abs(sight - 10) < 0.05, "the sight at \(sight) s in the clip (\(row["offset_s"] ?? "") s in its segment)")
+        let file = state + "/clip.mp4"
+        try clip.body.write(to: URL(fileURLWithPath: file))
+        let frames = state + "/frames"
+        try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true)
+        let decoded = try Tool.shellResult([
+            "gst-launch-1.0", "-q", "filesrc", "location=\(file)", "!", "decodebin", "!", "videoconvert", "!", "pngenc",
+            "!", "multifilesink", "location=\(frames)/f-%05d.png",
+        ])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let count = try FileManager.default.contentsOfDirectory(atPath: frames).count
+        #expect(abs(count - 450) <= 1, "\(count) frames, not 15 s")
+        let n = Int((sight * 30).rounded())
+        let pngs = (n...(n + 3)).map { String(format: "\(frames)/f-%05d.png", $0) }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+        let scanned = try Tool.run(["scan"] + pngs)
+        #expect(scanned.stdout.contains(":\(code)\n"), "\(code) at \(sight) s: \(scanned.stdout)")
+    }
 }

@@ -1,10 +1,14 @@
 import CBarscope
 import CGStreamer
+import CGStreamerPbutils
 import Foundation
 
 /// The moment of a sighting as an MP4 of its own, cut from its recording at keyframes, without re-encoding:
 ///
 ///     filesrc ! parsebin ! h264parse ! mp4mux ! filesink     (a seek to [from, to], key unit, snapped before)
+///
+/// A moment that spans segments of a recording is cut from them joined (`splitmuxsrc`, which plays a recording's
+/// segments as one timeline) in place of `filesrc ! parsebin`.
 ///
 /// The seek is made once the graph is linked (the first buffer reaches the parser); until its flush has passed, a
 /// probe after the parser drops what comes (the file's first frames), so the muxer sees only the moment.
@@ -14,11 +18,33 @@ public enum ClipCutter {
     ///   from the keyframe before it, which a player decodes and does not show).
     /// - Throws: ``BarscopeError/pipeline`` when the recording cannot be cut (not H.264, damaged), or nothing came.
     public static func cut(_ recording: String, from: Double, to: Double, into output: String) throws -> Double {
+        try cut([recording], from: from, to: to, into: output)
+    }
+
+    /// Cuts `[from, to]` seconds of consecutive segments of one recording, joined (times count from the first
+    /// segment's start), into `output`.
+    public static func cut(_ segments: [String], from: Double, to: Double, into output: String) throws -> Double {
+        guard let recording = segments.first else { throw failure("no recording to cut") }
+        // splitmuxsrc takes its files by a pattern: links to the segments, in order, in a folder of their own.
+        var joined: String? = nil
+        if segments.count > 1 {
+            let folder = NSTemporaryDirectory() + "barscope-segments-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let ext = (recording as NSString).pathExtension
+            for (i, s) in segments.enumerated() {
+                try FileManager.default.createSymbolicLink(
+                    atPath: folder + String(format: "/part-%05d.", i) + ext, withDestinationPath: s)
+            }
+            joined = folder
+        }
+        defer { if let joined { try? FileManager.default.removeItem(atPath: joined) } }
+        let source = joined == nil ? "filesrc name=src ! parsebin" : "splitmuxsrc name=src"
         let pipeline = try Pipeline(
-            launch: "filesrc name=src ! parsebin ! h264parse name=parse ! mp4mux name=mux ! filesink name=sink")
+            launch: "\(source) ! h264parse name=parse ! mp4mux name=mux ! filesink name=sink")
         guard let src = pipeline.child("src"), let sink = pipeline.child("sink"), let parse = pipeline.child("parse")
         else { throw failure("the clip's graph has no source, parser or sink") }
-        setProperty(src, "location", recording)
+        let ext = (recording as NSString).pathExtension
+        setProperty(src, "location", joined.map { "\($0)/part-*.\(ext)" } ?? recording)
         setProperty(sink, "location", output)
 
         // 0: before the seek (dropped; the first buffer says the graph is linked); 1: seek sent, its flush not yet
@@ -49,7 +75,9 @@ public enum ClipCutter {
             if passing && type == GST_EVENT_SEGMENT {
                 var segment: UnsafePointer<GstSegment>? = nil
                 gst_event_parse_segment(event, &segment)
-                if let segment { segmentStart.withLock { $0 = UInt64(segment.pointee.start) } }
+                // The first after the seek: a joined recording's later segments start segments of their own.
+                // Its start in stream time (splitmuxsrc's buffers carry the recording's own offset).
+                if let segment { segmentStart.withLock { $0 = $0 ?? UInt64(segment.pointee.time) } }
             }
             // Before the moment, the file's own segment and end are not the muxer's.
             if !passing && (type == GST_EVENT_SEGMENT || type == GST_EVENT_EOS) { return GST_PAD_PROBE_DROP }
@@ -67,8 +95,11 @@ public enum ClipCutter {
             if ContinuousClock.now > deadline { throw failure("\(recording): no video within 60 s") }
         }
         phase.withLock { $0 = 1 }
+        // splitmuxsrc moves a key-unit seek's segment back to the keyframe (the clip would start there); without
+        // the flag it starts its segment at the moment and sends from the keyframe before it, as qtdemux does.
         let flags = GstSeekFlags(
-            GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_KEY_UNIT.rawValue | GST_SEEK_FLAG_SNAP_BEFORE.rawValue)
+            GST_SEEK_FLAG_FLUSH.rawValue
+                | (joined == nil ? GST_SEEK_FLAG_KEY_UNIT.rawValue | GST_SEEK_FLAG_SNAP_BEFORE.rawValue : 0))
         let ns = { (s: Double) in gint64(max(0, s) * 1e9) }
         guard
             gst_element_seek(
@@ -87,6 +118,54 @@ public enum ClipCutter {
             }
         }
         throw failure("\(recording): the clip was not finished within 60 s")
+    }
+
+    /// A media file's length in seconds (GStreamer's discoverer), nil when it cannot be read.
+    public static func duration(_ path: String) -> Double? {
+        GStreamer.initialize()
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let discoverer = gst_discoverer_new(10 * 1_000_000_000, &error) else {
+            g_clear_error(&error)
+            return nil
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(discoverer)) }
+        guard let uri = g_filename_to_uri(path, nil, nil) else { return nil }
+        defer { g_free(uri) }
+        let info = gst_discoverer_discover_uri(discoverer, uri, &error)
+        g_clear_error(&error)
+        guard let info else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        let ns = gst_discoverer_info_get_duration(info)
+        guard gst_discoverer_info_get_result(info) == GST_DISCOVERER_OK, ns != UInt64.max else { return nil }
+        return Double(ns) / 1e9
+    }
+
+    /// The segments of a recording that `[from, to]` (seconds in `segment`, a file named `NAME-00003.mp4` as
+    /// `--segment` names them) reaches into, in order, and the time in them joined where `segment` starts. A file
+    /// that is not a segment, or a moment inside its segment, is that file alone.
+    public static func segments(around segment: String, from: Double, to: Double) -> (files: [String], shift: Double) {
+        guard let m = segment.wholeMatch(of: /(.*)-(\d{5})\.(mp4|mkv)/), let n = Int(m.2) else { return ([segment], 0) }
+        func file(_ k: Int) -> String? {
+            let f = String(m.1) + String(format: "-%05d.", k) + String(m.3)
+            return k >= 0 && FileManager.default.fileExists(atPath: f) ? f : nil
+        }
+        var files = [segment]
+        var shift = 0.0
+        // Back while the moment starts before the first file kept, forward while it ends past the last.
+        var k = n - 1
+        while from + shift < 0, let earlier = file(k), let length = duration(earlier) {
+            files.insert(earlier, at: 0)
+            shift += length
+            k -= 1
+        }
+        var end = duration(segment) ?? .infinity
+        k = n + 1
+        while to > end, let later = file(k), let length = duration(later) {
+            files.append(later)
+            end += length
+            k += 1
+        }
+        return (files, shift)
     }
 
     private static func busProblem(_ pipeline: Pipeline) throws -> BarscopeError? {

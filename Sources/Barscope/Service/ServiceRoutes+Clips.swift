@@ -4,7 +4,8 @@ import Foundation
 /// recording the index names at keyframes without re-encoding, from `before` seconds before its first sight to
 /// `after` seconds after it (10 and 10 by default, 0 to 120 each). The clip's data starts at the keyframe at or
 /// before that (its frames before the moment are decoded, not shown); `X-Barscope-Sight` says where in the clip the
-/// first sight is (seconds). A sighting recorded in segments is cut from its own segment.
+/// first sight is (seconds). A moment that reaches past its segment's start or end (`--segment`) is cut from the
+/// segments it spans, joined.
 extension ServiceRoutes {
     func clip(_ r: HTTPRequest, _ x: HTTPExchange) {
         guard let run = r.query["run"], !run.isEmpty, let track = r.query["track"].flatMap({ Int($0) }) else {
@@ -48,19 +49,21 @@ extension ServiceRoutes {
         let sight = row.offsetSeconds ?? 0
         let output = NSTemporaryDirectory() + "barscope-clip-\(UUID().uuidString).mp4"
         defer { try? FileManager.default.removeItem(atPath: output) }
+        let (files, shift) = ClipCutter.segments(around: path, from: sight - before, to: sight + after)
         do {
-            let start = try ClipCutter.cut(path, from: sight - before, to: sight + after, into: output)
+            let start = try ClipCutter.cut(
+                files, from: sight + shift - before, to: sight + shift + after, into: output)
             let body = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
             let name = "\(row.camera)-\(row.code.filter { $0.isLetter || $0.isNumber })-\(track).mp4"
             return .bytes(
                 200, "video/mp4", body,
                 [
                     ("Content-Disposition", "attachment; filename=\"\(name.filter { $0 != "\"" })\""),
-                    ("X-Barscope-Sight", String(format: "%.3f", max(0, sight - start))),
+                    ("X-Barscope-Sight", String(format: "%.3f", max(0, sight + shift - start))),
                 ])
         } catch {
             // A live recording is written a fragment a second: a moment just seen may not be in the file yet.
-            if Retention.beingWritten().contains(path) {
+            if !Retention.beingWritten().isDisjoint(with: files) {
                 return .failure(503, "\(path): the moment is not in the recording yet (still being written)")
             }
             return .failure(500, "\(path): cannot cut the moment (\(error))")
