@@ -21,7 +21,9 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
         if let head, !head.isEmpty, head != Data("SQLite format 3\0".utf8) {
             throw BarscopeError.badInput("\(path): not a sightings index (not an SQLite database); left as it is")
         }
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        // One thread at a time uses a store (see SightingStore): SQLite's own locks on every call would guard
+        // nothing.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else {
             let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
@@ -38,6 +40,13 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
             }
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
+            // The code index takes rows in random order: a batch dirties a page of it for nearly every row. A page
+            // cache of up to 64 MB (filled only as pages are used) holds a batch's pages until its commit, and a
+            // WAL of up to 64 MB between checkpoints writes a page dirtied by several batches back once.
+            try execute("PRAGMA cache_size = -65536")
+            try execute("PRAGMA wal_autocheckpoint = 16384")
+            // Pages read through a mapping of the file rather than copied in by read calls (up to 4 GB of it).
+            try execute("PRAGMA mmap_size = 4294967296")
             try execute("PRAGMA application_id = \(Self.applicationID)")
             try execute(
                 """
@@ -118,11 +127,35 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
         defer { sqlite3_finalize(statement) }
         for row in rows {
             sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-            bind(statement, SightingIndexes.values(row))
+            bind(statement, row)
             guard sqlite3_step(statement) == SQLITE_DONE else {
                 throw BarscopeError.badInput("\(path): \(message)")
             }
+        }
+    }
+
+    /// A row's values bound in the upsert's order (``SightingIndexes/values(_:)``'s), numbers as numbers.
+    private func bind(_ statement: OpaquePointer?, _ s: Sighting) {
+        func text(_ i: Int32, _ v: String?) {
+            if let v { sqlite3_bind_text(statement, i, v, -1, Self.transient) } else { sqlite3_bind_null(statement, i) }
+        }
+        text(1, s.run)
+        sqlite3_bind_int64(statement, 2, Int64(s.track))
+        text(3, s.code)
+        text(4, s.symbology)
+        text(5, s.camera)
+        text(6, s.pipeline)
+        text(7, s.node)
+        sqlite3_bind_int64(statement, 8, s.firstSeenMicros)
+        sqlite3_bind_int64(statement, 9, s.lastSeenMicros)
+        sqlite3_bind_int64(statement, 10, Int64(s.frames))
+        text(11, s.polygonText)
+        text(12, s.snapshot)
+        text(13, s.recording)
+        if let o = s.offsetSeconds {
+            sqlite3_bind_int64(statement, 14, Int64((o * 1000).rounded()))
+        } else {
+            sqlite3_bind_null(statement, 14)
         }
     }
 
