@@ -26,7 +26,7 @@ final class FrameLedger: @unchecked Sendable {
 
     /// A frame whose annotated picture is due as a snapshot: the tracks that appeared (on it, or, live, since the
     /// last frame drawn).
-    struct Snapshot: Equatable {
+    struct Snapshot: Equatable, Sendable {
         var frame: Int
         var ptsNs: UInt64?
         var tracks: [Int]

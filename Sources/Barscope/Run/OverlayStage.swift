@@ -6,7 +6,7 @@ import Synchronization
 
 /// The annotated branch of one run: cairooverlay's draw signal draws the viewfinder, mask, each code's box,
 /// polygon and label, and the status line on the frame, with that frame's own results (files) or the newest (live),
-/// and writes the snapshot of a frame on which codes appeared (`--snapshots`).
+/// and hands the snapshot of a frame on which codes appeared (`--snapshots`) to the run's snapshot writer.
 ///
 /// The frame's number is read off its buffer by a probe on cairooverlay's sink pad, on the same streaming thread
 /// that then calls draw (basetransform runs them back to back).
@@ -18,9 +18,11 @@ final class OverlayStage: @unchecked Sendable {
     private var frame = -1
     private let timeouts = Atomic<Int>(0)
     private var probe: PadProbe? = nil
+    private let snapshots: SnapshotWriter?
 
-    init(_ parts: RunParts) {
+    init(_ parts: RunParts, snapshots: SnapshotWriter?) {
         self.parts = parts
+        self.snapshots = snapshots
         let v = parts.settings.values
         renderer = OverlayRenderer(style: v.style)
         styleGeneration = v.styleGeneration
@@ -82,31 +84,11 @@ final class OverlayStage: @unchecked Sendable {
             status: status)
         let cycle = parts.cycles.display
         renderer.drawCycle(cr, frame: size, open: cycle.open, label: cycle.label, last: cycle.last)
-        if let folder = parts.configuration.snapshotFolder, let due = snapshot {
-            save(cr, folder: folder, due)
-        }
-    }
-
-    /// Writes the annotated frame as PNG: evidence of what was scanned, and when (`--snapshots DIR`).
-    private func save(_ cr: OpaquePointer, folder: String, _ due: FrameLedger.Snapshot) {
-        guard let surface = cairo_get_target(cr) else { return }
-        cairo_surface_flush(surface)
-        var names = due.names
-        if !due.tracks.isEmpty {
-            names.insert(
-                String(
-                    format: "frame-%06d-track-%@.png", due.frame, due.tracks.map(String.init).joined(separator: "-")),
-                at: 0)
-        }
-        for name in names {
-            let path = (folder as NSString).appendingPathComponent(name)
-            // A read cycle's evidence names no track: its cycle event names the file.
-            let tracks = name.hasPrefix("frame-") ? due.tracks : []
-            if cairo_surface_write_to_png(surface, path) == CAIRO_STATUS_SUCCESS {
-                parts.emit(.snapshot(frame: due.frame, ptsNs: due.ptsNs, path: path, tracks: tracks))
-            } else {
-                parts.emit(.warning(message: "\(path): cannot write snapshot", source: "overlay"))
-            }
+        if let folder = parts.configuration.snapshotFolder, let due = snapshot, let snapshots,
+            let surface = cairo_get_target(cr)
+        {
+            cairo_surface_flush(surface)
+            snapshots.submit(surface, due: due, folder: folder)
         }
     }
 }

@@ -147,6 +147,8 @@ final class ScanRun: Sendable {
             configuration: c, settings: settings, ledger: ledger, metrics: metrics, cycles: cycles, emit: emit,
             waitForRoom: waitForRoom)
         let scanStage = ScanStage(parts)
+        // Snapshots are encoded and written off the overlay's streaming thread.
+        let snapshots = c.draws && c.snapshotFolder != nil ? SnapshotWriter(emit: emit) : nil
         // Registered before anything can start a thread: whatever throws below, the scanning threads end.
         // Set once the normal end has tried to stop the pipeline: a hung teardown is waited for once, not twice.
         var stopTried = false
@@ -154,6 +156,7 @@ final class ScanRun: Sendable {
             ledger.end()
             if !stopTried { _ = pipeline.stop(within: 10) }
             scanStage.stop()
+            snapshots?.finish()
             ledger.settle()
             teeStage.detach()
             totals?.end()
@@ -164,7 +167,7 @@ final class ScanRun: Sendable {
         let lumaProbe = pipeline.child("scanconv").flatMap { negotiateLuma(converter: $0, sink: scan) }
         defer { lumaProbe?.remove() }
         if c.draws, let overlay = pipeline.child("overlay") {
-            OverlayStage(parts).attach(to: overlay)
+            OverlayStage(parts, snapshots: snapshots).attach(to: overlay)
         }
         OutputWiring.configure(pipeline, c, live: live)
         // The encoder's output is progress: a stop waits while a slow recording is still being written.
@@ -197,6 +200,8 @@ final class ScanRun: Sendable {
                     source: nil))
         }
         scanStage.stop()
+        // Every snapshot handed over is on disk before the end is said.
+        snapshots?.finish()
         // Every streaming and scanning thread has stopped: a frame never scanned is a frame dropped.
         ledger.settle()
         let (frames, codes, unreported) = scanStage.finish()
