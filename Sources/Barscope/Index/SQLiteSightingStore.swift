@@ -41,10 +41,13 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
             // The code index takes rows in random order: a batch dirties a page of it for nearly every row. A page
-            // cache of up to 64 MB (filled only as pages are used) holds a batch's pages until its commit, and a
-            // WAL of up to 64 MB between checkpoints writes a page dirtied by several batches back once.
+            // cache of up to 64 MB (filled only as pages are used) holds a batch's pages until its commit; during
+            // a burst of writes the WAL is written back into the file only every 1 GB (a page dirtied by many
+            // batches is written back once), and otherwise when the writer has nothing waiting (`settle`). After
+            // that the WAL file is cut back to 64 MB.
             try execute("PRAGMA cache_size = -65536")
-            try execute("PRAGMA wal_autocheckpoint = 16384")
+            try execute("PRAGMA wal_autocheckpoint = 262144")
+            try execute("PRAGMA journal_size_limit = 67108864")
             // Pages read through a mapping of the file rather than copied in by read calls (up to 4 GB of it).
             try execute("PRAGMA mmap_size = 4294967296")
             try execute("PRAGMA application_id = \(Self.applicationID)")
@@ -116,6 +119,9 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
     }
 
     func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }
+
+    /// A checkpoint that waits for no reader: what readers still use is written back at the next one.
+    func settle() { sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
 
     /// The rows, inside the caller's transaction.
     func upsert(_ rows: [Sighting]) throws {

@@ -222,8 +222,17 @@ public final class SightingRecorder: @unchecked Sendable {
 
     /// Writes what is queued every quarter second; waits a second after a failure before trying again.
     private func writeLoop() {
+        // Written since the store last settled.
+        var unsettled = false
         while true {
             lock.lock()
+            if unsettled && pending.isEmpty && pendingCycles.isEmpty && !closing {
+                // Nothing waits: the store tidies up now rather than in the middle of a burst.
+                lock.unlock()
+                store?.settle()
+                unsettled = false
+                continue
+            }
             while pending.isEmpty && pendingCycles.isEmpty && !closing { lock.wait() }
             if pending.isEmpty && pendingCycles.isEmpty && closing {
                 lock.unlock()
@@ -238,6 +247,7 @@ public final class SightingRecorder: @unchecked Sendable {
                 if store == nil { store = try open() }
                 try store!.write(batch.sorted { $0.run < $1.run || ($0.run == $1.run && $0.track < $1.track) })
                 try store!.write(cycles: cycles.sorted { $0.cycle < $1.cycle })
+                unsettled = true
                 lock.withLock {
                     written += batch.count
                     // What an earlier run left in the spool is in the index now.

@@ -15,7 +15,13 @@ public protocol SightingStore: AnyObject, Sendable {
     func write(cycles: [CycleRow]) throws
     /// The cycles matching, newest first.
     func searchCycles(_ query: CycleQuery) throws -> [CycleRow]
+    /// Tidies up what the writes put off, while no write waits (SQLite: the WAL written back into the file).
+    func settle()
     func close()
+}
+
+extension SightingStore {
+    public func settle() {}
 }
 
 public enum SightingIndexes {

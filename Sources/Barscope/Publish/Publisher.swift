@@ -219,28 +219,38 @@ public final class PublishChannel: Sendable {
     /// delivery thread), which writes the same line to its events file: the file and the brokers have one order.
     @discardableResult
     public func publish(_ event: Event) -> String {
-        state.withLock { s in
+        let (line, due) = state.withLock { s -> (String, Int?) in
             let seq = s.next
             s.next += 1
             let id = "\(publisher.node)/\(instance)/\(publisher.life)/\(seq)"
-            guard case .object(var fields) = event.json else { return event.jsonLine }
+            guard case .object(var fields) = event.json else { return (event.jsonLine, nil) }
             fields.insert(contentsOf: [("id", .string(id)), ("seq", .int(seq))], at: min(1, fields.count))
             let line = JSONValue.object(fields).encoded()
             publisher.enqueue(instance: instance, seq: seq, payload: line)
             // The next seq survives a restart (the spool keeps the rest); at most once a second, and at the stop.
-            if ContinuousClock.now - s.savedAt > .seconds(1) {
-                s.savedAt = ContinuousClock.now
-                write(seq)
-            }
-            return line
+            guard ContinuousClock.now - s.savedAt > .seconds(1) else { return (line, nil) }
+            s.savedAt = ContinuousClock.now
+            return (line, seq)
         }
+        // Written after the numbering's lock is let go: a slow disk never holds up the next event's number.
+        if let due { write(due) }
+        return line
     }
 
     /// Saves where the seq stands (the stop; a kill -9 leaves at most a second, which the spool still holds).
-    func save() { state.withLock { write($0.next - 1) } }
+    func save() { write(state.withLock { $0.next - 1 }) }
+
+    /// The newest seq saved: a save that lost the race to a newer one writes nothing.
+    private let saved = Locked(Int.min)
 
     private func write(_ seq: Int) {
-        let tmp = seqFile + ".tmp"
-        if FileManager.default.createFile(atPath: tmp, contents: Data("\(seq)\n".utf8)) { _ = rename(tmp, seqFile) }
+        saved.withLock { newest in
+            guard seq > newest else { return }
+            let tmp = seqFile + ".tmp"
+            if FileManager.default.createFile(atPath: tmp, contents: Data("\(seq)\n".utf8)) {
+                _ = rename(tmp, seqFile)
+                newest = seq
+            }
+        }
     }
 }

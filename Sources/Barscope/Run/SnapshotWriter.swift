@@ -51,7 +51,8 @@ final class SnapshotWriter: Sendable {
             if dropped == 1 {
                 emit(
                     .warning(
-                        message: "snapshots are written slower than codes appear: some are dropped", source: "snapshots"))
+                        message: "snapshots are written slower than codes appear: some are dropped", source: "snapshots"
+                    ))
             }
             return false
         }
