@@ -42,12 +42,11 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
             try execute("PRAGMA synchronous = NORMAL")
             // The code index takes rows in random order: a batch dirties a page of it for nearly every row. A page
             // cache of up to 64 MB (filled only as pages are used) holds a batch's pages until its commit; during
-            // a burst of writes the WAL is written back into the file only every 1 GB (a page dirtied by many
-            // batches is written back once), and otherwise when the writer has nothing waiting (`settle`). After
-            // that the WAL file is cut back to 64 MB.
+            // a burst of writes the WAL is written back into the file every 256 MB only (a page dirtied by many
+            // batches is written back once), and otherwise when the writer has nothing waiting (`settle`). A
+            // larger WAL slows searches made meanwhile (docs/decisions.md).
             try execute("PRAGMA cache_size = -65536")
-            try execute("PRAGMA wal_autocheckpoint = 262144")
-            try execute("PRAGMA journal_size_limit = 67108864")
+            try execute("PRAGMA wal_autocheckpoint = 65536")
             // Pages read through a mapping of the file rather than copied in by read calls (up to 4 GB of it).
             try execute("PRAGMA mmap_size = 4294967296")
             try execute("PRAGMA application_id = \(Self.applicationID)")
