@@ -33,22 +33,9 @@ import Testing
         let file = state + "/clip.mp4"
         try clip.body.write(to: URL(fileURLWithPath: file))
 
-        // It plays: decoded to its frames, 20 s of them at 30 frames/s (within a frame).
-        let frames = state + "/frames"
-        try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true)
-        let decoded = try Tool.shellResult([
-            "gst-launch-1.0", "-q", "filesrc", "location=\(file)", "!", "decodebin", "!", "videoconvert", "!", "pngenc",
-            "!", "multifilesink", "location=\(frames)/f-%05d.png",
-        ])
-        #expect(decoded.status == 0, "\(decoded.stderr)")
-        let count = try FileManager.default.contentsOfDirectory(atPath: frames).count
+        // It plays: decoded to its frames, 20 s of them at 30 frames/s (within a frame), the code at the sight.
+        let count = try Self.expectCodeAtSight(file, sight: sight, code: code, frames: state + "/frames")
         #expect(abs(count - 600) <= 1, "\(count) frames")
-        // The frame at the sight (and the next few: a code is first read as it comes into view) shows the code.
-        let n = Int((sight * 30).rounded())
-        let pngs = (n...(n + 3)).map { String(format: "\(frames)/f-%05d.png", $0) }
-            .filter { FileManager.default.fileExists(atPath: $0) }
-        let scanned = try Tool.run(["scan"] + pngs)
-        #expect(scanned.stdout.contains(":\(code)\n"), "\(code) at \(sight) s: \(scanned.stdout)")
         // Not re-encoded: the clip's H.264 stream is a piece of the recording's, byte for byte.
         func stream(_ mp4: String) throws -> Data {
             let out = mp4 + ".h264"
@@ -110,19 +97,24 @@ import Testing
             abs(sight - 10) < 0.05, "the sight at \(sight) s in the clip (\(row["offset_s"] ?? "") s in its segment)")
         let file = state + "/clip.mp4"
         try clip.body.write(to: URL(fileURLWithPath: file))
-        let frames = state + "/frames"
+        let count = try Self.expectCodeAtSight(file, sight: sight, code: code, frames: state + "/frames")
+        #expect(abs(count - 450) <= 1, "\(count) frames, not 15 s")
+    }
+
+    /// Decodes a clip to PNG frames in `frames` and expects `code` scanned on the frame at `sight` seconds (or the
+    /// next few: a code is first read as it comes into view); the number of frames decoded.
+    static func expectCodeAtSight(_ file: String, sight: Double, code: String, frames: String) throws -> Int {
         try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true)
         let decoded = try Tool.shellResult([
             "gst-launch-1.0", "-q", "filesrc", "location=\(file)", "!", "decodebin", "!", "videoconvert", "!", "pngenc",
             "!", "multifilesink", "location=\(frames)/f-%05d.png",
         ])
         #expect(decoded.status == 0, "\(decoded.stderr)")
-        let count = try FileManager.default.contentsOfDirectory(atPath: frames).count
-        #expect(abs(count - 450) <= 1, "\(count) frames, not 15 s")
         let n = Int((sight * 30).rounded())
         let pngs = (n...(n + 3)).map { String(format: "\(frames)/f-%05d.png", $0) }
             .filter { FileManager.default.fileExists(atPath: $0) }
         let scanned = try Tool.run(["scan"] + pngs)
         #expect(scanned.stdout.contains(":\(code)\n"), "\(code) at \(sight) s: \(scanned.stdout)")
+        return try FileManager.default.contentsOfDirectory(atPath: frames).count
     }
 }

@@ -104,20 +104,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let service = try Service()
         defer { service.expectCleanExit() }
-        let made = try service.request(
-            "POST", "/v1/pipelines/conveyor/instances",
-            json: [
-                "set": [
-                    "source.live": false, "source.frames": 600, "source.size": "640x360", "cycles.mode": "motion",
-                    "record.path": folder + "/dock.mp4", "events.path": folder + "/events.jsonl",
-                ]
-            ])
-        let id = try #require(made.object["id"] as? String, "\(made.text)")
-        try service.waitFor(id, "completed", timeout: 60) { $0["state"] as? String == "completed" }
-        let noreads = SightingsTests.rows(try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)).filter
-        {
-            $0["event"] as? String == "cycle" && $0["result"] as? String == "noread"
-        }
+        let noreads = try service.completedConveyor(in: folder).cycles.filter { $0["result"] as? String == "noread" }
         let newest = try #require(noreads.max { ($0["cycle"] as? Int ?? 0) < ($1["cycle"] as? Int ?? 0) })
         // Every cycle in the index before the page asks (the writer's last batch follows the instance's end).
         try #require(

@@ -62,19 +62,7 @@ struct CycleIndexTests {
         let folder = try SightingsTests.folder("cycle-http").path
         let service = try Service()
         defer { service.expectCleanExit() }
-        let made = try service.request(
-            "POST", "/v1/pipelines/conveyor/instances",
-            json: [
-                "set": [
-                    "source.live": false, "source.frames": 600, "source.size": "640x360", "cycles.mode": "motion",
-                    "record.path": folder + "/dock.mp4", "events.path": folder + "/events.jsonl",
-                ]
-            ])
-        let id = try #require(made.object["id"] as? String, "\(made.text)")
-        try service.waitFor(id, "completed", timeout: 60) { $0["state"] as? String == "completed" }
-        let cycles = SightingsTests.rows(try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)).filter {
-            $0["event"] as? String == "cycle"
-        }
+        let (id, cycles) = try service.completedConveyor(in: folder)
         try #require(Set(cycles.compactMap { $0["result"] as? String }) == ["good", "noread", "multiple", "mismatch"])
         // The index's writer may still be writing the last batch when the instance has completed.
         var rows: [[String: Any]] = []

@@ -138,6 +138,25 @@ final class Service: @unchecked Sendable {
     /// - Throws: `WaitFailed` at the deadline, naming the calling line, the instance, what was awaited and the last
     ///   status seen: the calling test stops there, where going on past a failed wait would only fail further down
     ///   for a reason that is not the one (it used to record an issue and return, and callers went on).
+    /// A conveyor instance of 600 frames at 640x360 with read cycles by motion, recorded to `folder`/dock.mp4, run
+    /// to its end; its id and its `cycle` events (from `folder`/events.jsonl).
+    func completedConveyor(in folder: String) throws -> (id: String, cycles: [[String: Any]]) {
+        let made = try request(
+            "POST", "/v1/pipelines/conveyor/instances",
+            json: [
+                "set": [
+                    "source.live": false, "source.frames": 600, "source.size": "640x360", "cycles.mode": "motion",
+                    "record.path": folder + "/dock.mp4", "events.path": folder + "/events.jsonl",
+                ]
+            ])
+        guard let id = made.object["id"] as? String else {
+            throw WaitFailed(description: "the conveyor instance was not made: \(made.status) \(made.text)")
+        }
+        try waitFor(id, "completed", timeout: 60) { $0["state"] as? String == "completed" }
+        let events = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
+        return (id, SightingsTests.rows(events).filter { $0["event"] as? String == "cycle" })
+    }
+
     @discardableResult
     func waitFor(
         _ id: String, _ what: String = "the awaited status", timeout: Double = 30,

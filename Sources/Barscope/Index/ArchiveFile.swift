@@ -73,9 +73,25 @@ public struct ArchiveFile: Sendable, Equatable {
     /// The container's `datetime` tag (an MP4's creation time, a Matroska file's DateUTC), through GStreamer's
     /// discoverer; nil when it has none, or it cannot be read (the scan then says what is wrong with the file).
     static func taggedStart(_ path: String) -> Date? {
+        discovered(path) { info -> Date? in
+            guard let tags = gst_discoverer_info_get_tags(info) else { return nil }
+            var tagged: OpaquePointer? = nil
+            guard gst_tag_list_get_date_time(tags, "datetime", &tagged) != 0, let tagged else { return nil }
+            defer { gst_date_time_unref(tagged) }
+            // A date without a time of day is no start.
+            guard gst_date_time_has_time(tagged) != 0, let g = gst_date_time_to_g_date_time(tagged) else { return nil }
+            defer { g_date_time_unref(g) }
+            let seconds = Double(g_date_time_to_unix(g)) + Double(g_date_time_get_microsecond(g)) / 1e6
+            // Muxers that are given no time write 0 (1904 or 1970): not a start.
+            return seconds > 86_400 * 365 ? Date(timeIntervalSince1970: seconds) : nil
+        }
+    }
+
+    /// What GStreamer's discoverer reads of a media file (ten seconds at most for its headers), given to `read`;
+    /// nil when the file cannot be read.
+    static func discovered<T>(_ path: String, _ read: (OpaquePointer) -> T?) -> T? {
         GStreamer.initialize()
         var error: UnsafeMutablePointer<GError>? = nil
-        // Ten seconds to read a file's headers.
         guard let discoverer = gst_discoverer_new(10 * 1_000_000_000, &error) else {
             g_clear_error(&error)
             return nil
@@ -87,17 +103,7 @@ public struct ArchiveFile: Sendable, Equatable {
         g_clear_error(&error)
         guard let info else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(info)) }
-        guard gst_discoverer_info_get_result(info) == GST_DISCOVERER_OK,
-            let tags = gst_discoverer_info_get_tags(info)
-        else { return nil }
-        var tagged: OpaquePointer? = nil
-        guard gst_tag_list_get_date_time(tags, "datetime", &tagged) != 0, let tagged else { return nil }
-        defer { gst_date_time_unref(tagged) }
-        // A date without a time of day is no start.
-        guard gst_date_time_has_time(tagged) != 0, let g = gst_date_time_to_g_date_time(tagged) else { return nil }
-        defer { g_date_time_unref(g) }
-        let seconds = Double(g_date_time_to_unix(g)) + Double(g_date_time_get_microsecond(g)) / 1e6
-        // Muxers that are given no time write 0 (1904 or 1970): not a start.
-        return seconds > 86_400 * 365 ? Date(timeIntervalSince1970: seconds) : nil
+        guard gst_discoverer_info_get_result(info) == GST_DISCOVERER_OK else { return nil }
+        return read(info)
     }
 }

@@ -122,22 +122,10 @@ public enum ClipCutter {
 
     /// A media file's length in seconds (GStreamer's discoverer), nil when it cannot be read.
     public static func duration(_ path: String) -> Double? {
-        GStreamer.initialize()
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let discoverer = gst_discoverer_new(10 * 1_000_000_000, &error) else {
-            g_clear_error(&error)
-            return nil
+        ArchiveFile.discovered(path) { info -> Double? in
+            let ns = gst_discoverer_info_get_duration(info)
+            return ns == UInt64.max ? nil : Double(ns) / 1e9
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(discoverer)) }
-        guard let uri = g_filename_to_uri(path, nil, nil) else { return nil }
-        defer { g_free(uri) }
-        let info = gst_discoverer_discover_uri(discoverer, uri, &error)
-        g_clear_error(&error)
-        guard let info else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
-        let ns = gst_discoverer_info_get_duration(info)
-        guard gst_discoverer_info_get_result(info) == GST_DISCOVERER_OK, ns != UInt64.max else { return nil }
-        return Double(ns) / 1e9
     }
 
     /// The segments of a recording that `[from, to]` (seconds in `segment`, a file named `NAME-00003.mp4` as

@@ -84,11 +84,9 @@ final class OverlayStage: @unchecked Sendable {
             status: status)
         let cycle = parts.cycles.display
         renderer.drawCycle(cr, frame: size, open: cycle.open, label: cycle.label, last: cycle.last)
-        if let folder = parts.configuration.snapshotFolder, let due = snapshot, let snapshots,
-            let surface = cairo_get_target(cr)
-        {
+        if let due = snapshot, let snapshots, let surface = cairo_get_target(cr) {
             cairo_surface_flush(surface)
-            snapshots.submit(surface, due: due, folder: folder)
+            snapshots.submit(surface, due: due)
         }
     }
 }

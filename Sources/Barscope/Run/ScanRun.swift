@@ -148,7 +148,7 @@ final class ScanRun: Sendable {
             waitForRoom: waitForRoom)
         let scanStage = ScanStage(parts)
         // Snapshots are encoded and written off the overlay's streaming thread.
-        let snapshots = c.draws && c.snapshotFolder != nil ? SnapshotWriter(emit: emit) : nil
+        let snapshots = c.draws ? c.snapshotFolder.map { SnapshotWriter(folder: $0, emit: emit) } : nil
         // Registered before anything can start a thread: whatever throws below, the scanning threads end.
         // Set once the normal end has tried to stop the pipeline: a hung teardown is waited for once, not twice.
         var stopTried = false

@@ -196,15 +196,9 @@ public final class ServiceRoutes: @unchecked Sendable {
                 }
             }
             if q.prefix && q.code == nil { throw BarscopeError.badValue("prefix: the start of a code is needed") }
-            if let f = r.query["from"], !f.isEmpty { q.from = try TimeArgument.parse(f) }
-            if let t = r.query["to"], !t.isEmpty { q.to = try TimeArgument.parse(t) }
-            q.camera = r.query["instance"].flatMap { $0.isEmpty ? nil : $0 }
-            if let l = r.query["limit"] {
-                guard let n = Int(l), (1...1000).contains(n) else {
-                    throw BarscopeError.badValue("limit '\(l)': a whole number from 1 to 1000")
-                }
-                q.limit = n
-            }
+            let w = try Self.window(r)
+            (q.from, q.to, q.camera) = (w.from, w.to, w.instance)
+            if let limit = w.limit { q.limit = limit }
             if let c = r.query["cursor"], !c.isEmpty {
                 guard let cursor = SightingQuery.Cursor(c) else {
                     throw BarscopeError.badValue("cursor '\(c)': not one this service gave")
@@ -252,6 +246,20 @@ public final class ServiceRoutes: @unchecked Sendable {
             ]))
     }
 
+    /// What the index's queries share: `from` and `to` (ISO 8601 or relative), `instance`, `limit` (1 to 1000).
+    private static func window(_ r: HTTPRequest) throws -> (from: Date?, to: Date?, instance: String?, limit: Int?) {
+        let from = try r.query["from"].flatMap { $0.isEmpty ? nil : try TimeArgument.parse($0) }
+        let to = try r.query["to"].flatMap { $0.isEmpty ? nil : try TimeArgument.parse($0) }
+        var limit: Int? = nil
+        if let l = r.query["limit"] {
+            guard let n = Int(l), (1...1000).contains(n) else {
+                throw BarscopeError.badValue("limit '\(l)': a whole number from 1 to 1000")
+            }
+            limit = n
+        }
+        return (from, to, r.query["instance"].flatMap { $0.isEmpty ? nil : $0 }, limit)
+    }
+
     /// `GET /v1/cycles`: read cycles' results from the index, newest first, as JSON (`{"cycles": [...]}`) or CSV.
     private func cycles(_ r: HTTPRequest, _ x: HTTPExchange) {
         var q = CycleQuery()
@@ -263,15 +271,9 @@ public final class ServiceRoutes: @unchecked Sendable {
                 q.result = result
             }
             q.label = r.query["label"].flatMap { $0.isEmpty ? nil : $0 }
-            q.camera = r.query["instance"].flatMap { $0.isEmpty ? nil : $0 }
-            if let f = r.query["from"], !f.isEmpty { q.from = try TimeArgument.parse(f) }
-            if let t = r.query["to"], !t.isEmpty { q.to = try TimeArgument.parse(t) }
-            if let l = r.query["limit"] {
-                guard let n = Int(l), (1...1000).contains(n) else {
-                    throw BarscopeError.badValue("limit '\(l)': a whole number from 1 to 1000")
-                }
-                q.limit = n
-            }
+            let w = try Self.window(r)
+            (q.from, q.to, q.camera) = (w.from, w.to, w.instance)
+            if let limit = w.limit { q.limit = limit }
         } catch {
             x.error(400, (error as? BarscopeError)?.description ?? "\(error)")
             return

@@ -681,11 +681,7 @@ async function findSightings(event) {
     }
     const td = cell(tr, "");
     if (s.recording) {
-      const b = document.createElement("button");
-      b.textContent = "play";
-      b.className = "play";
-      b.title = `${s.recording} at ${s.offset_s} s`;
-      b.onclick = () => play(s);
+      const b = playButton(s, () => play(s));
       // The moment as an MP4 of its own (10 s either side, cut without re-encoding).
       const a = document.createElement("a");
       a.textContent = "export clip";
@@ -705,6 +701,16 @@ function play(s) {
   playFrom(`v1/sightings/recording?run=${encodeURIComponent(s.run)}&track=${s.track}`, s.offset_s,
     `${s.type} ${s.code} · ${s.camera} · ${new Date(s.first_seen).toLocaleString()} · ${s.recording.split("/").pop()}`,
     { run: s.run, track: s.track });
+}
+
+// A row's "play" button: its recording at its moment (`row.recording`, `row.offset_s`).
+function playButton(row, onclick) {
+  const b = document.createElement("button");
+  b.textContent = "play";
+  b.className = "play";
+  b.title = `${row.recording} at ${row.offset_s} s`;
+  b.onclick = onclick;
+  return b;
 }
 
 // `url` in the page's player from two seconds before `offset` (seconds in the recording).
@@ -759,13 +765,9 @@ async function listCycles(event) {
     cell(tr, c.codes.length ? c.codes.map(k => k.code + (k.expected ? "" : " (unexpected)")).join(", ") : "–", "data");
     const td = cell(tr, "");
     if (c.recording) {
-      const b = document.createElement("button");
-      b.textContent = "play";
-      b.className = "play";
-      b.title = `${c.recording} at ${c.offset_s} s`;
-      b.onclick = () => playFrom(`v1/cycles/recording?run=${encodeURIComponent(c.run)}&cycle=${c.cycle}`, c.offset_s,
+      const b = playButton(c, () => playFrom(`v1/cycles/recording?run=${encodeURIComponent(c.run)}&cycle=${c.cycle}`, c.offset_s,
         `cycle ${c.cycle} ${c.result.toUpperCase()}${c.label ? " " + c.label : ""} · ${c.camera} · ${new Date(c.opened).toLocaleString()} · ${c.recording.split("/").pop()}`,
-        { run: c.run, cycle: c.cycle });
+        { run: c.run, cycle: c.cycle }));
       td.append(b);
     } else {
       td.textContent = "–";
