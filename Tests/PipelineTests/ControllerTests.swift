@@ -142,6 +142,26 @@ import Testing
         #expect(controller.state == .stopped)
     }
 
+    /// A stop asked for while the controller waits between attempts ends that wait: it does not sit out a minute's
+    /// backoff.
+    @Test func aStopEndsTheWaitBetweenAttempts() throws {
+        let events = Collector()
+        let controller = ScanController(
+            name: "backing-off", configuration: Self.liveDemo(), restart: .onError,
+            backoff: ReconnectPolicy(initialDelay: 60, maxDelay: 60, maxAttempts: 3), observer: events.observe)
+        controller.start()
+        #expect(events.waitFor(10, Self.isAppeared))
+        controller.injectError("drill: unplugged")
+        #expect(
+            events.waitFor(10) {
+                if case .reconnecting(1, 60, _) = $0 { return true }
+                return false
+            })
+        controller.requestStop()
+        #expect(controller.wait(timeout: 10), "still waiting out its 60 s backoff 10 s after the stop")
+        #expect(!events.all.contains { if case .recovered = $0 { return true } else { return false } })
+    }
+
     @Test func neverPolicyEndsOnTheError() throws {
         let events = Collector()
         let controller = ScanController(

@@ -61,6 +61,8 @@ public final class ScanController: Sendable {
         var paused = false
     }
     private let requests = Locked(Requests())
+    /// Signalled by every stop request: it wakes a backoff between attempts.
+    private let stopAsked = DispatchSemaphore(value: 0)
     private let done = Locked<(finished: Bool, summary: RunSummary?, failure: BarscopeError?)>((false, nil, nil))
     private let finishedCondition = NSCondition()
 
@@ -187,6 +189,7 @@ public final class ScanController: Sendable {
             r.stop = true
             r.stopWithin = min(r.stopWithin, seconds)
         }
+        stopAsked.signal()
         current.withLock { $0 }?.stop(within: seconds)
     }
 
@@ -196,6 +199,7 @@ public final class ScanController: Sendable {
             $0.stop = true
             $0.stopNow = true
         }
+        stopAsked.signal()
         current.withLock { $0 }?.stopNow()
     }
 
@@ -313,8 +317,8 @@ public final class ScanController: Sendable {
             let delay = backoff.delay(attempt: attempt)
             stateBox.withLock { $0 = .restarting(attempt: attempt) }
             outbox.post(.reconnecting(attempt: attempt, delaySeconds: delay, reason: reason))
-            let until = Date(timeIntervalSinceNow: delay)
-            while Date() < until && !requests.withLock({ $0.stop }) { Thread.sleep(forTimeInterval: 0.05) }
+            // The backoff ends early when a stop is asked for (`stopAsked`), never by looking again and again.
+            _ = stopAsked.wait(timeout: .now() + delay)
             if requests.withLock({ $0.stop }) {
                 stateBox.withLock { $0 = failure.map { .failed($0.description) } ?? .stopped }
                 finish(summary: summary, failure: failure)

@@ -136,23 +136,41 @@ public enum SightingIndexes {
         ]
     }
 
-    /// The upsert of `rows` rows (their values one row after another): a row already there keeps its first sight
-    /// and takes the newer end, frames and snapshot. The rows of one statement must have distinct (run, track)
-    /// (`merged`).
+    /// The columns a row is written with, in ``values(_:)``'s order.
+    static let written = [
+        "run", "track", "code", "symbology", "camera", "pipeline", "node", "first_seen_us", "last_seen_us", "frames",
+        "polygon", "snapshot", "recording", "offset_ms",
+    ]
+
+    /// A row already there keeps its first sight and takes the newer end, frames and snapshot.
+    static let onConflict = """
+        ON CONFLICT (run, track) DO UPDATE SET
+          last_seen_us = excluded.last_seen_us, frames = excluded.frames,
+          snapshot = COALESCE(excluded.snapshot, sightings.snapshot)
+        """
+
+    /// The upsert of `rows` rows (their values one row after another). The rows of one statement must have distinct
+    /// (run, track) (`merged`).
     static func upsert(rows: Int = 1, placeholder: (Int) -> String) -> String {
-        let names = [
-            "run", "track", "code", "symbology", "camera", "pipeline", "node", "first_seen_us", "last_seen_us",
-            "frames", "polygon", "snapshot", "recording", "offset_ms",
-        ]
         let tuples = (0..<max(1, rows)).map { r in
-            "(" + (1...names.count).map { placeholder(r * names.count + $0) }.joined(separator: ", ") + ")"
+            "(" + (1...written.count).map { placeholder(r * written.count + $0) }.joined(separator: ", ") + ")"
         }
-        return """
-            INSERT INTO sightings (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))
-            ON CONFLICT (run, track) DO UPDATE SET
-              last_seen_us = excluded.last_seen_us, frames = excluded.frames,
-              snapshot = COALESCE(excluded.snapshot, sightings.snapshot)
-            """
+        return "INSERT INTO sightings (\(written.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))\n"
+            + onConflict
+    }
+
+    /// PostgreSQL: a session's table for a batch on its way in (COPY), `n` its rows' order.
+    static let stagingTable = """
+        CREATE TEMPORARY TABLE IF NOT EXISTS sightings_staged (
+          n INTEGER, run TEXT, track INTEGER, code TEXT, symbology TEXT, camera TEXT, pipeline TEXT, node TEXT,
+          first_seen_us BIGINT, last_seen_us BIGINT, frames INTEGER, polygon TEXT, snapshot TEXT, recording TEXT,
+          offset_ms BIGINT) ON COMMIT DELETE ROWS
+        """
+
+    /// PostgreSQL: the staged batch into the index, in its order (the rows' ids follow it).
+    static var upsertStaged: String {
+        let names = written.joined(separator: ", ")
+        return "INSERT INTO sightings (\(names)) SELECT \(names) FROM sightings_staged ORDER BY n\n" + onConflict
     }
 
     /// The rows with one row per (run, track), in the order each first came: a later row of the same sighting
@@ -177,5 +195,25 @@ public enum SightingIndexes {
             }
         }
         return order.map { byKey[$0]! }
+    }
+}
+
+/// PostgreSQL's COPY text format: a value with its tab, newline, carriage return and backslash escaped, NULL as
+/// `\N`.
+enum CopyText {
+    static func append(_ value: String?, to line: inout [UInt8]) {
+        guard let value else {
+            line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+            return
+        }
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\t"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case UInt8(ascii: "\n"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            default: line.append(byte)
+            }
+        }
     }
 }

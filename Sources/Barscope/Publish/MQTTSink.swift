@@ -6,10 +6,13 @@ import Foundation
 /// they wait in the spool; a connection is tried again after 1 s, doubling to 30 s, each time with a fresh client
 /// (so that what is resent comes from the spool alone). On every connect: `PREFIX/NODE/availability` = `online`
 /// (retained; `offline` is the last will), the control topics subscribed again, and each instance's status
-/// (retained) on `.../status`, also every 10 s and on change.
+/// (retained) on `.../status`, also every 10 s and on change (looked at every second).
+///
+/// The network is libmosquitto's own loop thread's (`mosquitto_loop_start`). Its callbacks only note what came and
+/// wake the sink's thread, which sleeps until an event, a note or its next deadline: no loop looks again and again.
 final class MQTTSink: PublishSink, @unchecked Sendable {
-    // @unchecked: everything below the inbox is touched by the sink's thread only; the inbox and the counters are
-    // behind locks.
+    // Sendable: everything below the inbox is touched by the sink's thread only; the inbox, the notes from
+    // libmosquitto's thread and the counters are behind locks.
     let target: PublishTarget
     let node: String
     let queue: SinkQueue
@@ -31,6 +34,15 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     private var lastStatus: [String: (text: String, at: ContinuousClock.Instant)] = [:]
     /// How the first connection went (the preflight waits for it).
     private let firstOutcome = Locked<FirstOutcome?>(nil)
+    private let firstOutcomeCame = DispatchSemaphore(value: 0)
+    /// What libmosquitto's thread saw, for the sink's thread.
+    private enum Note {
+        case connected(Int32)
+        case disconnected(Int32)
+        case acknowledged(Int32)
+        case message(topic: String, payload: String)
+    }
+    private let notes = Locked<[Note]>([])
     enum FirstOutcome: Equatable {
         case connected
         case refused(String)
@@ -65,12 +77,18 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
 
     /// Waits up to `seconds` for the first connection's outcome.
     func firstConnection(within seconds: Double) -> FirstOutcome? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if let o = firstOutcome.withLock({ $0 }) { return o }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        if let o = firstOutcome.withLock({ $0 }) { return o }
+        _ = firstOutcomeCame.wait(timeout: .now() + seconds)
         return firstOutcome.withLock { $0 }
+    }
+
+    /// The first outcome, kept once; the preflight waiting for it woken.
+    private func settleFirst(_ outcome: FirstOutcome) {
+        let first = firstOutcome.withLock { o -> Bool in
+            defer { o = o ?? outcome }
+            return o == nil
+        }
+        if first { firstOutcomeCame.signal() }
     }
 
     func register(_ source: PublishSource) {
@@ -93,15 +111,16 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(3)
         while connected && spool.depth > 0 && ContinuousClock.now < deadline {
             pump()
-            if let mosq { _ = mosquitto_loop(mosq, 50, 1) }
+            queue.idle(max(0, (deadline - ContinuousClock.now).inSeconds))
+            handleNotes()
             if reset != nil { break }
         }
         if let mosq, connected {
+            // `offline` published, then the disconnect: libmosquitto's thread sends both in order and ends.
             var mid: Int32 = 0
             _ = mosquitto_publish(mosq, &mid, "\(prefix)/\(node)/availability", 7, "offline", 1, true)
-            for _ in 0..<10 { _ = mosquitto_loop(mosq, 20, 1) }
             mosquitto_disconnect(mosq)
-            _ = mosquitto_loop(mosq, 20, 1)
+            mosquitto_loop_stop(mosq, false)
         }
         destroyClient()
         spool.close()
@@ -110,9 +129,11 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
 
     private func turn() {
         queue.drain()
+        handleNotes()
+        if let why = reset { dropConnection(why) }
         if mosq == nil && ContinuousClock.now >= nextAttempt { connect() }
         guard let mosq else {
-            queue.idle(0.05)
+            queue.idle(max(0.001, (nextAttempt - ContinuousClock.now).inSeconds))
             return
         }
         if connected {
@@ -128,11 +149,33 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         } else if ContinuousClock.now - connectStarted > .seconds(5) {
             reset = reset ?? "no answer from \(target.hosts[0].host):\(target.hosts[0].port) in 5 s"
         }
-        let rc = mosquitto_loop(mosq, 20, 1)
-        if rc != MOSQ_ERR_SUCCESS.rawValue && reset == nil {
-            reset = String(cString: mosquitto_strerror(rc))
+        if let why = reset {
+            dropConnection(why)
+            return
         }
-        if let why = reset { dropConnection(why) }
+        // Until a note, an event or the next look at the instances' status (or the connect's 5 s).
+        queue.idle(connected ? 1 : max(0.001, 5 - (ContinuousClock.now - connectStarted).inSeconds))
+    }
+
+    /// What libmosquitto's thread noted, handled on the sink's thread.
+    private func handleNotes() {
+        for note in notes.withLock({ n -> [Note] in
+            defer { n.removeAll() }
+            return n
+        }) {
+            switch note {
+            case .connected(let rc): connected(rc)
+            case .disconnected(let rc): reset = reset ?? (rc == 0 ? "disconnected" : "the connection was lost")
+            case .acknowledged(let mid): acknowledged(mid)
+            case .message(let topic, let payload): received(topic: topic, text: payload)
+            }
+        }
+    }
+
+    /// libmosquitto's thread: the note kept, the sink's thread woken.
+    private func note(_ note: Note) {
+        notes.withLock { $0.append(note) }
+        queue.poke()
     }
 
     private func connect() {
@@ -149,25 +192,33 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         _ = mosquitto_will_set(m, availability, 7, "offline", 1, true)
         if let user = target.user { _ = mosquitto_username_pw_set(m, user, target.password) }
         if target.kind == .mqtts { _ = mosquitto_int_option(m, MOSQ_OPT_TLS_USE_OS_CERTS, 1) }
+        // libmosquitto's thread calls these; they only note (the message's bytes copied: they are freed after).
         mosquitto_connect_callback_set(m) { _, obj, rc in
             guard let obj else { return }
-            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().connected(rc)
+            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().note(.connected(rc))
         }
         mosquitto_disconnect_callback_set(m) { _, obj, rc in
             guard let obj else { return }
-            let me = Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue()
-            me.reset = me.reset ?? (rc == 0 ? "disconnected" : "the connection was lost")
+            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().note(.disconnected(rc))
         }
         mosquitto_publish_callback_set(m) { _, obj, mid in
             guard let obj else { return }
-            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().acknowledged(mid)
+            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().note(.acknowledged(mid))
         }
         mosquitto_message_callback_set(m) { _, obj, message in
-            guard let obj, let message else { return }
-            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().received(message.pointee)
+            guard let obj, let m = message?.pointee else { return }
+            let payload =
+                m.payloadlen > 0
+                ? String(decoding: UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)), as: UTF8.self)
+                : ""
+            Unmanaged<MQTTSink>.fromOpaque(obj).takeUnretainedValue().note(
+                .message(topic: String(cString: m.topic), payload: payload))
         }
         let h = target.hosts[0]
-        let rc = mosquitto_connect_async(m, h.host, Int32(h.port), 30)
+        var rc = mosquitto_connect_async(m, h.host, Int32(h.port), 30)
+        // The network from here on is libmosquitto's own thread's (it never reconnects by itself: a lost
+        // connection is a fresh client, made here, after the backoff).
+        if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_start(m) }
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             let why =
                 rc == MOSQ_ERR_ERRNO.rawValue
@@ -184,7 +235,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
             if rc == 4 || rc == 5 {
                 let who = target.user.map { "user '\($0)'" } ?? "an anonymous client"
                 let line = "\(target): the broker refused \(who) (\(why))"
-                firstOutcome.withLock { $0 = $0 ?? .refused(line) }
+                settleFirst(.refused(line))
                 reset = line
             } else {
                 reset = "the broker refused the connection (\(why))"
@@ -195,7 +246,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         everConnected = true
         warnedUnreachable = false
         backoff = 1
-        firstOutcome.withLock { $0 = $0 ?? .connected }
+        settleFirst(.connected)
         var mid: Int32 = 0
         _ = mosquitto_publish(mosq, &mid, "\(prefix)/\(node)/availability", 6, "online", 1, true)
         // A session the broker kept, or not: subscribe again each time (Frigate lost its control after a restart).
@@ -222,7 +273,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
             report(.broker(connected: false, sink: target.description, reason: why))
         } else if !everConnected && !warnedUnreachable {
             warnedUnreachable = true
-            firstOutcome.withLock { $0 = $0 ?? .unreachable(why) }
+            settleFirst(.unreachable(why))
             report(
                 .warning(
                     message: "\(target): \(why); events wait in the spool and go when it answers", source: "publish"
@@ -231,8 +282,13 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     }
 
     private func destroyClient() {
-        if let mosq { mosquitto_destroy(mosq) }
+        if let mosq {
+            // Its thread stopped first (at once: a connection still owed is given up); no callback comes after.
+            mosquitto_loop_stop(mosq, true)
+            mosquitto_destroy(mosq)
+        }
         mosq = nil
+        notes.withLock { $0.removeAll() }
     }
 
     /// Sends what the spool holds beyond what is in flight, in order.
@@ -261,13 +317,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         counters.withLock { $0.published += 1 }
     }
 
-    private func received(_ message: mosquitto_message) {
-        let topic = String(cString: message.topic)
-        let text =
-            message.payloadlen > 0
-            ? String(
-                decoding: UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen)), as: UTF8.self)
-            : ""
+    private func received(topic: String, text: String) {
         let parts = topic.split(separator: "/").map(String.init)
         guard parts.count >= 4, parts.suffix(2) == ["control", "set"] else { return }
         let instance = parts[parts.count - 3]

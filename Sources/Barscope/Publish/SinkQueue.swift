@@ -8,6 +8,8 @@ final class SinkQueue: @unchecked Sendable {
     let counters = Locked(PublishCounters())
     private let inbox = Locked<[(instance: String, seq: Int, payload: String)]>([])
     private let wake = NSCondition()
+    /// Under `wake`: a poke not yet waited for.
+    private var poked = false
     private let stopRequested = Locked(false)
     private var lastDropped = 0
     private let target: PublishTarget
@@ -27,14 +29,18 @@ final class SinkQueue: @unchecked Sendable {
 
     func poke() {
         wake.lock()
+        poked = true
         wake.signal()
         wake.unlock()
     }
 
-    /// Waits for an event or a poke, at most `seconds` (the sink's thread, with nothing else to do).
+    /// Waits for an event or a poke, at most `seconds` (the sink's thread, with nothing else to do). A poke that
+    /// came since the last wait ends it at once: none is lost between a look and the wait.
     func idle(_ seconds: Double) {
+        let until = Date(timeIntervalSinceNow: seconds)
         wake.lock()
-        _ = wake.wait(until: Date(timeIntervalSinceNow: seconds))
+        while !poked && wake.wait(until: until) {}
+        poked = false
         wake.unlock()
     }
 
