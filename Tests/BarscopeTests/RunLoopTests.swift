@@ -123,4 +123,34 @@ struct RunLoopTests {
         _ = m.handle(.stop(now: 0, deadline: 100))
         #expect(m.handle(.bus(.damage)) == [])
     }
+
+    /// The loop sleeps until the machine's next deadline: the first tick at or past it decides, one before it does
+    /// nothing, and every input that can put it off does.
+    @Test func theNextTickIsWhenATickCouldDecide() {
+        let file = machine()
+        #expect(file.nextTick == nil, "a file without checks waits on its bus alone")
+        var live = machine(watchdog: 5)
+        #expect(live.nextTick == 5)
+        _ = live.handle(.frame(now: 3))
+        _ = live.handle(.scanned(now: 4))
+        #expect(live.nextTick == 8, "the frame at 3 puts the stall off to 8 (scanned at 4: 9)")
+        #expect(live.handle(.tick(now: 7.99)) == [])
+        #expect(live.handle(.tick(now: 8.01)) == [.fail(.streamStalled(input: "cam", seconds: 5))])
+        #expect(live.nextTick == nil, "done")
+
+        var opening = machine(firstPicture: 4)
+        #expect(opening.nextTick == 4)
+        _ = opening.handle(.frame(now: 1))
+        #expect(opening.nextTick == nil, "a first picture came")
+
+        var paused = machine(watchdog: 5)
+        _ = paused.handle(.pause(true, now: 1))
+        #expect(paused.nextTick == nil, "a paused stream is not watched")
+
+        var stopping = machine()
+        _ = stopping.handle(.stop(now: 2, deadline: 30))
+        #expect(stopping.nextTick == 12, "quiet for 10 s after the stop")
+        _ = stopping.handle(.progress(now: 25))
+        #expect(stopping.nextTick == 30, "the caller's deadline comes first")
+    }
 }

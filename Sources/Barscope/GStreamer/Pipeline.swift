@@ -80,6 +80,20 @@ public final class Pipeline {
         return gst_bus_timed_pop_filtered(bus, GstClockTime(timeoutNs), GstMessageType(rawValue: types))
     }
 
+    /// The application message that only ends a wait on the bus (a request came, a streaming thread found a problem).
+    static let wakeMessage = "barscope-wake"
+
+    /// Wakes whoever waits on this pipeline's bus: posted from any thread, and kept on the bus until popped, so a
+    /// wake that comes before the wait is not lost.
+    public func wake() { Self.wake(element) }
+
+    /// The same through any element of a pipeline (its bin forwards the message to the pipeline's bus).
+    static func wake(_ element: UnsafeMutablePointer<GstElement>) {
+        if let message = gst_message_new_application(bs_gst_object(element), gst_structure_new_empty(wakeMessage)) {
+            _ = gst_element_post_message(element, message)
+        }
+    }
+
     /// Sends EOS into the sources so that every sink (muxers above all) finishes its file.
     public func sendEOS() { _ = gst_element_send_event(element, gst_event_new_eos()) }
 

@@ -209,6 +209,13 @@ final class SkipDamage: @unchecked Sendable {
     /// while a seek was under way goes on at once.
     func stop() { finish() }
 
+    /// When a seek under way counts as stalled (nil: none under way): the bus loop looks again then at the latest.
+    var stallDeadline: Date? {
+        state.withLock { s in
+            s.seeking && !s.finished ? s.seekSent.map { $0.addingTimeInterval(Self.stallSeconds) } : nil
+        }
+    }
+
     /// Called by the bus loop: a seek that brought nothing for a while ends the stream.
     func checkStalled() {
         let stalled = state.withLock { s in

@@ -153,6 +153,20 @@ struct RunLoop: Sendable {
         }
     }
 
+    /// The earliest time a tick could decide something (nil: only an input can): the run loop waits for its bus
+    /// until then at the latest, and never wakes only to look.
+    var nextTick: Double? {
+        switch phase {
+        case .finishing(let last, let deadline): return min(deadline, last + options.quietSeconds)
+        case .running:
+            var times: [Double] = []
+            if let limit = options.firstPictureSeconds, !sawFrame { times.append(lastFrame + limit) }
+            if let limit = options.watchdogSeconds { times += [lastFrame + limit, lastScan + limit] }
+            return times.min()
+        case .paused, .done: return nil
+        }
+    }
+
     private mutating func moved(_ now: Double) -> [Action] {
         if case .finishing(_, let deadline) = phase { phase = .finishing(lastMove: now, deadline: deadline) }
         return []

@@ -58,13 +58,27 @@ final class ScanRun: Sendable {
     func stop(within seconds: Double = .infinity) {
         let deadline = ContinuousClock.now + .seconds(min(seconds, 1e9))
         requests.withLock { r in r.stop = min(r.stop ?? deadline, deadline) }
+        wakeLoop()
     }
 
     /// Stop at once: the pipeline is torn down without waiting for the end of stream.
-    func stopNow() { requests.withLock { $0.stopNow = true } }
+    func stopNow() {
+        requests.withLock { $0.stopNow = true }
+        wakeLoop()
+    }
 
-    func pause() { requests.withLock { $0.pause = true } }
-    func resume() { requests.withLock { $0.pause = false } }
+    func pause() {
+        requests.withLock { $0.pause = true }
+        wakeLoop()
+    }
+
+    func resume() {
+        requests.withLock { $0.pause = false }
+        wakeLoop()
+    }
+
+    /// A request is read by the run loop when it wakes (before the graph runs, at its first look).
+    private func wakeLoop() { active.withLock { $0?.pipeline }?.wake() }
 
     /// Makes the running pipeline fail as if one of its elements had (fault drills, the restart policy's tests).
     func injectError(_ message: String) { active.withLock { $0?.pipeline.postError(message) } }
@@ -255,6 +269,25 @@ final class ScanRun: Sendable {
         }
         var machine = RunLoop(options: options, now: 0)
         var seen = ledger.clocks
+        /// Performs the machine's actions; true once the run is over.
+        func perform(_ input: RunLoop.Input) throws -> Bool {
+            for action in machine.handle(input) {
+                switch action {
+                case .setPlaying: pipeline.setState(GST_STATE_PLAYING)
+                case .setPaused: pipeline.setState(GST_STATE_PAUSED)
+                case .sendEOS:
+                    // This end of stream is the user's, not damage to skip.
+                    wired.skipDamage?.stop()
+                    pipeline.sendEOS()
+                case .seekPastDamage: wired.skipDamage?.seek()
+                case .emit(let e): emit(e)
+                case .finish: return true
+                case .fail(let e): throw e
+                case .reopen: throw Reopen()
+                }
+            }
+            return false
+        }
         while true {
             let now = ContinuousClock.now
             var inputs: [RunLoop.Input] = []
@@ -273,27 +306,18 @@ final class ScanRun: Sendable {
             if let problem = teeStage.fatal.withLock({ $0 }) { inputs.append(.fatal(problem)) }
             inputs.append(.tick(now: seconds(now)))
             wired.skipDamage?.checkStalled()
-            if let msg = pipeline.popMessage(timeoutNs: 100_000_000) {
+            for input in inputs where try perform(input) { return machine.interrupted }
+            // Then the bus, until a message, a request (`wakeLoop`) or the machine's next deadline (a little past
+            // it): never a look again and again. Frames and progress are read at each wake; they only ever put a
+            // deadline off.
+            var wait = machine.nextTick.map { $0 - seconds(ContinuousClock.now) } ?? 3600
+            if let stall = wired.skipDamage?.stallDeadline { wait = min(wait, stall.timeIntervalSinceNow) }
+            if let msg = pipeline.popMessage(timeoutNs: UInt64(max(0, wait) * 1e9) + 10_000_000) {
                 defer { gst_message_unref(msg) }
-                if let bus = bus(BusMessage(msg, pipeline: pipeline.element), pipeline, wired) {
-                    inputs.append(.bus(bus))
-                }
-            }
-            for input in inputs {
-                for action in machine.handle(input) {
-                    switch action {
-                    case .setPlaying: pipeline.setState(GST_STATE_PLAYING)
-                    case .setPaused: pipeline.setState(GST_STATE_PAUSED)
-                    case .sendEOS:
-                        // This end of stream is the user's, not damage to skip.
-                        wired.skipDamage?.stop()
-                        pipeline.sendEOS()
-                    case .seekPastDamage: wired.skipDamage?.seek()
-                    case .emit(let e): emit(e)
-                    case .finish: return machine.interrupted
-                    case .fail(let e): throw e
-                    case .reopen: throw Reopen()
-                    }
+                if let bus = bus(BusMessage(msg, pipeline: pipeline.element), pipeline, wired),
+                    try perform(.bus(bus))
+                {
+                    return machine.interrupted
                 }
             }
         }

@@ -15,7 +15,7 @@ final class TeeStage: @unchecked Sendable {
     private let emit: @Sendable (Event) -> Void
     private let crop: UnsafeMutablePointer<GstElement>
     private let recordingCrop: UnsafeMutablePointer<GstElement>?
-    /// A problem found on a streaming thread that must stop the run (the run loop polls it).
+    /// A problem found on a streaming thread that must stop the run (the run loop is woken to read it).
     let fatal = Locked<BarscopeError?>(nil)
     private var cropApplied: PixelRect? = nil
     private var probes: [PadProbe] = []
@@ -76,6 +76,7 @@ final class TeeStage: @unchecked Sendable {
         // (videocrop is set per buffer, from its own frame's stamp: buffers of the old size may still be queued).
         guard timeline.setFrame(size) != nil else {
             fatal.withLock { $0 = .noRegion(size, timeline.viewfinder) }
+            Pipeline.wake(crop)
             return
         }
         if let recordingCrop {
