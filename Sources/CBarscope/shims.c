@@ -3,6 +3,9 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 void bs_set_string(gpointer o, const char *n, const char *v) { g_object_set(o, n, v, NULL); }
 void bs_set_int(gpointer o, const char *n, gint v) { g_object_set(o, n, v, NULL); }
@@ -60,13 +63,27 @@ gint64 bs_buffer_frame_number(GstBuffer *b) {
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs lock-free atomics");
 static atomic_int stop_requests = 0;
 static atomic_int last_signal = 0;
+// The handler writes a byte here for each signal: the watcher sleeps in read() until one comes (write and read are
+// async-signal-safe; a byte written before the watcher reads is still there when it does).
+static int wake_pipe[2] = {-1, -1};
 static void on_signal(int sig) {
+    int saved = errno;
     atomic_store_explicit(&last_signal, sig, memory_order_relaxed);
     // Release: a reader that sees the new count sees its signal too.
     atomic_fetch_add_explicit(&stop_requests, 1, memory_order_release);
+    if (wake_pipe[1] >= 0) {
+        ssize_t written = write(wake_pipe[1], "", 1);
+        (void)written;  // a full pipe already holds a wake
+    }
+    errno = saved;
 }
 
 void bs_install_signal_handlers(void) {
+    if (wake_pipe[0] < 0 && pipe(wake_pipe) == 0) {
+        fcntl(wake_pipe[0], F_SETFD, FD_CLOEXEC);
+        fcntl(wake_pipe[1], F_SETFD, FD_CLOEXEC);
+        fcntl(wake_pipe[1], F_SETFL, O_NONBLOCK);
+    }
     struct sigaction sa;
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -84,6 +101,15 @@ void bs_install_signal_handlers(void) {
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 int bs_stop_requests(void) { return atomic_load_explicit(&stop_requests, memory_order_acquire); }
+int bs_wait_stop_requests(int seen) {
+    for (;;) {
+        int n = atomic_load_explicit(&stop_requests, memory_order_acquire);
+        if (n > seen) return n;
+        char bytes[16];
+        // Without the pipe (it could not be made), a look every 50 ms.
+        if (wake_pipe[0] < 0 || (read(wake_pipe[0], bytes, sizeof bytes) < 0 && errno != EINTR)) usleep(50000);
+    }
+}
 int bs_last_signal(void) { return atomic_load_explicit(&last_signal, memory_order_relaxed); }
 
 // A video decoder made anywhere inside `bin` (decodebin's avdec_h264, vp8dec, ...) gets at most `threads` threads:

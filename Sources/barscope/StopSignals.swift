@@ -16,9 +16,8 @@ enum StopSignals {
         let thread = Thread {
             var handled: Int32 = 0  // a signal that came before this thread started counts too
             while true {
-                Thread.sleep(forTimeInterval: 0.05)
-                let n = bs_stop_requests()
-                guard n > handled else { continue }
+                // Asleep until the handler's byte comes through its pipe.
+                let n = bs_wait_stop_requests(handled)
                 handled == 0 ? first() : next()
                 handled = n
             }

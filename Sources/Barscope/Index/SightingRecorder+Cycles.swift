@@ -15,7 +15,7 @@ extension SightingRecorder {
         (row.recording, row.offsetSeconds) = place(opened.offset)
         if context.live {
             pendingCycles[row.key] = row
-            lock.signal()
+            lock.broadcast()
         } else {
             heldCycles[row.key] = row
         }

@@ -81,7 +81,8 @@ public final class SightingRecorder: @unchecked Sendable {
     private var spooled = 0
     /// Spool files this recorder took (removed once their rows are in the index, or spooled again).
     private var claimed: [String] = []
-    private var writer: Thread?
+    /// The writer thread has ended (`close` waits for it on `lock`).
+    private var writerDone = false
 
     /// - Parameter open: the store, opened on the writer thread (and again while it fails).
     public init(
@@ -96,7 +97,6 @@ public final class SightingRecorder: @unchecked Sendable {
         claimSpool()
         let t = Thread { [weak self] in self?.writeLoop() }
         t.name = "barscope-index"
-        writer = t
         t.start()
     }
 
@@ -210,7 +210,7 @@ public final class SightingRecorder: @unchecked Sendable {
         lastQueued[s.key] = s.lastSeen
         if context.live {
             pending[s.key] = s
-            lock.signal()
+            lock.broadcast()
         } else {
             held[s.key] = s
         }
@@ -220,8 +220,15 @@ public final class SightingRecorder: @unchecked Sendable {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
-    /// Writes what is queued every quarter second; waits a second after a failure before trying again.
+    /// Writes what is queued every quarter second; waits a second after a failure before trying again (a close
+    /// ends either wait: every change of the state is broadcast on `lock`, for the writer and for `close`).
     private func writeLoop() {
+        defer {
+            lock.withLock {
+                writerDone = true
+                lock.broadcast()
+            }
+        }
         // Written since the store last settled.
         var unsettled = false
         while true {
@@ -260,8 +267,8 @@ public final class SightingRecorder: @unchecked Sendable {
                         note("the sightings index is written again (\(batch.count) sightings caught up)")
                     }
                 }
-                // Batches: what comes in the next quarter second goes in one transaction.
-                if !lock.withLock({ closing }) { Thread.sleep(forTimeInterval: 0.25) }
+                // Batches: what comes in the next quarter second goes in one transaction (a close ends the wait).
+                pause(0.25)
             } catch {
                 let retry = lock.withLock { () -> Bool in
                     // The rows wait again (a newer state of the same sighting, queued meanwhile, wins).
@@ -276,9 +283,24 @@ public final class SightingRecorder: @unchecked Sendable {
                 if !retry {
                     return
                 }
-                Thread.sleep(forTimeInterval: 1)
+                pause(1)
             }
         }
+    }
+
+    /// Waits `seconds` on the writer thread, or until a close: rows that come meanwhile wait for the next batch.
+    private func pause(_ seconds: Double) {
+        let until = Date(timeIntervalSinceNow: seconds)
+        lock.lock()
+        while !closing && lock.wait(until: until) {}
+        lock.unlock()
+    }
+
+    /// Waits on `lock` until `done` holds (its setter broadcasts) or `until`.
+    private func waitOnLock(until: Date, _ done: () -> Bool) {
+        lock.lock()
+        while !done() && lock.wait(until: until) {}
+        lock.unlock()
     }
 
     /// Writes what is left (a file's rows now, with their times) and closes the store; waits for the writer at
@@ -292,11 +314,15 @@ public final class SightingRecorder: @unchecked Sendable {
             return !closeStarted
         }
         guard first else {
-            let deadline = Date(timeIntervalSinceNow: timeout + 1)
-            while !lock.withLock({ closeDone }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            waitOnLock(until: Date(timeIntervalSinceNow: timeout + 1)) { closeDone }
             return lock.withLock { pending.count }
         }
-        defer { lock.withLock { closeDone = true } }
+        defer {
+            lock.withLock {
+                closeDone = true
+                lock.broadcast()
+            }
+        }
         lock.withLock {
             for (_, s) in inView { queue(s) }
             inView = [:]
@@ -304,8 +330,7 @@ public final class SightingRecorder: @unchecked Sendable {
             closing = true
             lock.broadcast()
         }
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while writer?.isFinished == false && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        waitOnLock(until: Date(timeIntervalSinceNow: timeout)) { writerDone }
         let left = lock.withLock { () -> Int in
             guard !pending.isEmpty || !pendingCycles.isEmpty, let folder = context.spool else { return pending.count }
             // The rows wait in the spool (those claimed from it among them) for the next recorder.
@@ -324,7 +349,7 @@ public final class SightingRecorder: @unchecked Sendable {
             }
             return pending.count
         }
-        if writer?.isFinished == true { store?.close() }
+        if lock.withLock({ writerDone }) { store?.close() }
         return left
     }
 
@@ -350,7 +375,7 @@ public final class SightingRecorder: @unchecked Sendable {
                 if let cycle = CycleRow(json: o) { pendingCycles[cycle.key] = cycle }
             }
         }
-        if !pending.isEmpty || !pendingCycles.isEmpty { lock.signal() }
+        if !pending.isEmpty || !pendingCycles.isEmpty { lock.broadcast() }
     }
 
     /// A file's rows, their times made absolute from its start, queued for writing (under the lock).
@@ -367,7 +392,7 @@ public final class SightingRecorder: @unchecked Sendable {
             pendingCycles[key] = c
         }
         heldCycles = [:]
-        lock.signal()
+        lock.broadcast()
     }
 
     /// A file's start: its last change less its length; anything else (the demo) started now, less its length.

@@ -121,11 +121,13 @@ static inline gboolean bs_memory_is_writable(GstBuffer *b) {
     return TRUE;
 }
 
-// Signals arrive on any thread; the handler only counts them. Only the command line polls the count: the library
-// never reads it (a signal is the process's, not one run's).
+// Signals arrive on any thread; the handler only counts them (and wakes `bs_wait_stop_requests`). Only the command
+// line reads the count: the library never does (a signal is the process's, not one run's).
 void bs_install_signal_handlers(void);
 /// Number of SIGINT/SIGTERM/SIGHUP received since start (SIGHUP counts as a stop request too).
 int bs_stop_requests(void);
+/// Blocks until the count passes `seen`; returns it.
+int bs_wait_stop_requests(int seen);
 int bs_last_signal(void);
 
 #endif
