@@ -8,7 +8,7 @@ import Foundation
 /// (retained; `offline` is the last will), the control topics subscribed again, and each instance's status
 /// (retained) on `.../status`, also every 10 s and on change.
 final class MQTTSink: PublishSink, @unchecked Sendable {
-    // @unchecked: everything below the inbox is touched by the sink's thread only; the inbox and the counters are
+    // Sendable: everything below the inbox is touched by the sink's thread only; the inbox and the counters are
     // behind locks.
     let target: PublishTarget
     let node: String
