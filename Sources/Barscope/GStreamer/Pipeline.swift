@@ -55,7 +55,8 @@ public final class Pipeline {
     /// - Returns: false when it had not stopped in time.
     func stop(within seconds: Double) -> Bool {
         let done = DispatchSemaphore(value: 0)
-        // The pipeline is used by the teardown thread alone from here; the box keeps it alive while that runs.
+        // Sendable: the pipeline is used by the teardown thread alone from here; the box keeps it alive while that
+        // runs.
         final class Keep: @unchecked Sendable {
             let pipeline: Pipeline
             init(_ pipeline: Pipeline) { self.pipeline = pipeline }

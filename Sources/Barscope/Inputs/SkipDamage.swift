@@ -14,6 +14,8 @@ import Foundation
 /// stream's own), never a reset. A seek that brings nothing new tries further on, in growing steps; after
 /// ``maxAttempts`` in a row, at the duration, or when nothing comes within ``stallSeconds``, the end of stream goes on.
 final class SkipDamage: @unchecked Sendable {
+    // Sendable: `state` is behind its lock; `segment` and `hasSegment` are the probe's streaming thread's only; the
+    // rest is set once in init.
     struct State {
         /// End of the last frame, in stream time.
         var lastEnd: UInt64? = nil

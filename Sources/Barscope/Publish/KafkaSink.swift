@@ -6,7 +6,7 @@ import Foundation
 /// duplicates from its own retries); a record leaves the spool on its delivery report. librdkafka reconnects by
 /// itself and holds what is in flight; a record it gives up on is sent again from the spool.
 final class KafkaSink: PublishSink, @unchecked Sendable {
-    // @unchecked: the producer and the spool are touched by the sink's thread only (delivery reports are served by
+    // Sendable: the producer and the spool are touched by the sink's thread only (delivery reports are served by
     // rd_kafka_poll on it); the inbox and the counters are behind locks.
     let target: PublishTarget
     let node: String

@@ -3,7 +3,7 @@ import Foundation
 /// What every sink shares: events given by any thread wait in memory until the sink's thread writes them to the
 /// spool (counting what the disk refused and what a full spool dropped, and saying so once per loss).
 final class SinkQueue: @unchecked Sendable {
-    // @unchecked: `spool` and `lastDropped` are the sink's thread's; the inbox and the counters are behind locks.
+    // Sendable: `spool` and `lastDropped` are the sink's thread's; the inbox and the counters are behind locks.
     let spool: Spool
     let counters = Locked(PublishCounters())
     private let inbox = Locked<[(instance: String, seq: Int, payload: String)]>([])

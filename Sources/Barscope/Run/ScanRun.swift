@@ -21,9 +21,10 @@ final class ScanRun: Sendable {
         var pause: Bool? = nil
     }
 
-    /// The graph while it runs. Sendable: only thread-safe GStreamer calls are made through it (queries, posting to
-    /// the bus), and the stages' own state is behind locks.
+    /// The graph while it runs.
     private struct Active: @unchecked Sendable {
+        // Sendable: only thread-safe GStreamer calls are made through it (queries, posting to the bus), and the
+        // stages' own state is behind locks.
         let pipeline: Pipeline
         let metrics: RunMetrics
         let timeline: RegionTimeline

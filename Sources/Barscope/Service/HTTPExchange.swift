@@ -5,6 +5,8 @@ import Foundation
 /// that takes time (a stop, a frame to wait for) `defer()`s first and answers later through `MainLoop.run`.
 /// A stream (Server-Sent Events, MJPEG) writes chunks as they come and is closed by `finish()` or by the client.
 public final class HTTPExchange: @unchecked Sendable {
+    // Sendable: its state is touched on the main loop's thread only (a late answer comes back through
+    // `MainLoop.run`); other threads only carry it there.
     let message: OpaquePointer
     private var paused = false
     private var streaming = false

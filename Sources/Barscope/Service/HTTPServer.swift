@@ -21,6 +21,7 @@ public struct HTTPRequest: Sendable {
 /// the same host). A request from a browser page of another origin (its `Origin` header) is refused: a page the
 /// operator has open elsewhere cannot start pipelines on a loopback service that has no token.
 public final class HTTPServer: @unchecked Sendable {
+    // Sendable: its fields are set in init and never after; libsoup calls the handlers on the main loop's thread.
     /// Request bodies above this are refused (413) before they are read.
     public static let maxBody = 64 * 1024
     private let server: UnsafeMutablePointer<SoupServer>

@@ -111,6 +111,8 @@ public final class ScanService: @unchecked Sendable {
         let newID = id ?? "\(pipeline.prefix(40))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         // Its sightings: the store opened by the recorder's own thread (a database that is away is waited for).
         final class Reporter: @unchecked Sendable { weak var instance: ServiceInstance? }
+        // Sendable: `instance` is set once, below, and only read after; but no lock orders that write before a note
+        // of the recorder's thread (rows taken from the spool, the index away), which may read it meanwhile.
         let reporter = Reporter()
         let recorder = index.load().map { index in
             SightingRecorder(

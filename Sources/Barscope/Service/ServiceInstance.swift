@@ -35,6 +35,8 @@ public final class ServiceInstance: @unchecked Sendable {
     }
 
     private final class Box: @unchecked Sendable {
+        // Sendable: `instance` is set once, in init, before the controller is started or the publisher has the
+        // source; only read after.
         weak var instance: ServiceInstance?
     }
 

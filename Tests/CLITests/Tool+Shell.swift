@@ -1,0 +1,37 @@
+import Barscope
+import Foundation
+import TestSupport
+import Testing
+
+extension Tool {
+    /// Runs a program of the system (curl, gst-discoverer-1.0) in `folder`, found on the PATH; stopped after
+    /// `timeout` seconds.
+    static func shellResult(_ args: [String], folder: URL? = nil, timeout: Double = 60) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = args
+        if let folder { p.currentDirectoryURL = folder }
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let pid = p.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [p] in if p.isRunning { kill(pid, SIGKILL) } }
+        nonisolated(unsafe) var o = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            o = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self), output: o)
+    }
+
+    static func shellOutput(_ args: [String]) throws -> String { try shellResult(args).stdout }
+}
