@@ -55,7 +55,7 @@ public final class SightingRecorder: @unchecked Sendable {
     let lock = NSCondition()
     /// Sightings in view, by track, and the rows waiting to be written, by track (newest state only).
     private var inView: [Int: Sighting] = [:]
-    private var pending: [String: Sighting] = [:]
+    var pending: [String: Sighting] = [:]
     /// A file's rows wait for the end, when its start is known.
     private var held: [String: Sighting] = [:]
     /// Read cycles' results waiting to be written, by run and number; a file's held for its start.
@@ -80,7 +80,7 @@ public final class SightingRecorder: @unchecked Sendable {
     private var written = 0
     private var spooled = 0
     /// Spool files this recorder took (removed once their rows are in the index, or spooled again).
-    private var claimed: [String] = []
+    var claimed: [String] = []
     /// The writer thread has ended (`close` waits for it on `lock`).
     private var writerDone = false
 
@@ -355,28 +355,6 @@ public final class SightingRecorder: @unchecked Sendable {
 
     /// Rows written to the spool at the end (written to the index by a later recorder).
     public var spooledCount: Int { lock.withLock { spooled } }
-
-    /// Takes the rows earlier recorders left in the spool (each file renamed to this recorder's name first: of
-    /// several recorders starting at once, one takes a file), to write them with its own.
-    private func claimSpool() {
-        guard let folder = context.spool else { return }
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        for name in files.sorted() where name.hasPrefix("sightings-") && name.hasSuffix(".jsonl") {
-            let from = (folder as NSString).appendingPathComponent(name)
-            let to = (folder as NSString).appendingPathComponent("claimed-\(run)-\(name)")
-            guard rename(from, to) == 0, let text = try? String(contentsOfFile: to, encoding: .utf8) else { continue }
-            claimed.append(to)
-            for line in text.split(separator: "\n") {
-                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                    continue
-                }
-                if let row = Sighting(json: o) { pending[row.key] = row }
-                if let cycle = CycleRow(json: o) { pendingCycles[cycle.key] = cycle }
-            }
-        }
-        if !pending.isEmpty || !pendingCycles.isEmpty { lock.broadcast() }
-    }
 
     /// A file's rows, their times made absolute from its start, queued for writing (under the lock).
     private func flushHeld(start: Date) {

@@ -110,9 +110,13 @@ public final class ScanService: @unchecked Sendable {
         }
         let newID = id ?? "\(pipeline.prefix(40))-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         // Its sightings: the store opened by the recorder's own thread (a database that is away is waited for).
-        final class Reporter: @unchecked Sendable { weak var instance: ServiceInstance? }
-        // Sendable: `instance` is set once, below, and only read after; but no lock orders that write before a note
-        // of the recorder's thread (rows taken from the spool, the index away), which may read it meanwhile.
+        // The instance the recorder's notes go to, once it exists: behind a lock, since the recorder's thread may
+        // note something (rows taken from the spool, the index away) while the instance is still being made.
+        final class Reporter: Sendable {
+            struct Weak { weak var instance: ServiceInstance? }
+            let held = Locked(Weak())
+            var instance: ServiceInstance? { held.withLock { $0.instance } }
+        }
         let reporter = Reporter()
         let recorder = index.load().map { index in
             SightingRecorder(
@@ -129,7 +133,7 @@ public final class ScanService: @unchecked Sendable {
             id: newID, pipeline: pipeline, overrides: overrides, configuration: configuration,
             publisher: publisher.load(), eventFile: eventFile, index: recorder
         ) { [weak self] i in self?.onEvents.load()?(i) }
-        reporter.instance = instance
+        reporter.held.withLock { $0.instance = instance }
         registry.withLock { $0.append(instance) }
         persist()
         instance.controller.start()
