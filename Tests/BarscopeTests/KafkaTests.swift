@@ -78,7 +78,7 @@ struct KafkaTests {
         let news = Locked<[Event]>([])
         publisher.onEvent { e in news.withLock { $0.append(e) } }
         let channel = publisher.channel(
-            PublishSource(instance: "cam1", status: { .null }, state: { "playing" }, control: { _ in .null }))
+            PublishSource(instance: "cam1", status: { .null }, state: { .playing }, control: { _ in .null }))
         func counts() -> PublishCounters { publisher.counters[0].counts }
 
         for i in 0..<200 { channel.publish(.state("before-\(i)")) }

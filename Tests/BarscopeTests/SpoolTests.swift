@@ -70,7 +70,7 @@ import Testing
         let news = Locked<[String]>([])
         publisher.onEvent { e in if case .warning(let m, _) = e { news.withLock { $0.append(m) } } }
         let channel = publisher.channel(
-            PublishSource(instance: "cam1", status: { .null }, state: { "playing" }, control: { _ in .null }))
+            PublishSource(instance: "cam1", status: { .null }, state: { .playing }, control: { _ in .null }))
         for i in 0..<2000 { channel.publish(.state("s\(i)-" + String(repeating: "y", count: 150))) }
         pollUntil(10) { (publisher.counters[0].counts.dropped["spool-full"] ?? 0) > 0 }
         publisher.stop(timeout: 0)

@@ -15,6 +15,26 @@ public enum ControllerState: Sendable, Equatable {
     case failed(String)
 }
 
+/// A pipeline's state as every channel says it: the service's answers and console, the MQTT status, the metrics
+/// (the OpenAPI document lists the same words). `stopped`: asked to stop; `completed`: its stream ended.
+public enum InstanceState: String, Sendable, CaseIterable {
+    case starting, playing, paused, reconnecting, failed, stopped, completed
+}
+
+extension ControllerState {
+    /// As every channel says it; `stopRequested` tells a stop asked for from the stream's own end.
+    public func said(stopRequested: Bool) -> InstanceState {
+        switch self {
+        case .idle, .starting: return .starting
+        case .playing: return .playing
+        case .paused: return .paused
+        case .restarting: return .reconnecting
+        case .failed: return .failed
+        case .stopped: return stopRequested ? .stopped : .completed
+        }
+    }
+}
+
 /// One named scanning pipeline under control, the one supervisor of runs for the command line and for programs
 /// that embed Barscope: start, pause, resume, stop, its state, its events as an `AsyncStream` (the JSON Lines
 /// events are their encoding) and to an observer, live changes of the viewfinder, decoder and style (one home,

@@ -31,7 +31,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
     private var nextAttempt = ContinuousClock.now
     private var everConnected = false
     private var warnedUnreachable = false
-    private var lastStatus: [String: (text: String, at: ContinuousClock.Instant)] = [:]
+    private var lastStatus: [String: (state: InstanceState?, at: ContinuousClock.Instant)] = [:]
     /// How the first connection went (the preflight waits for it).
     private let firstOutcome = Locked<FirstOutcome?>(nil)
     private let firstOutcomeCame = DispatchSemaphore(value: 0)
@@ -335,7 +335,7 @@ final class MQTTSink: PublishSink, @unchecked Sendable {
         let now = ContinuousClock.now
         for (instance, source) in registry.withLock({ $0 }) {
             let state = source.state()
-            if let last = lastStatus[instance], last.text == state, now - last.at < .seconds(10) { continue }
+            if let last = lastStatus[instance], last.state == state, now - last.at < .seconds(10) { continue }
             lastStatus[instance] = (state, now)
             let bytes = Array(source.status().encoded().utf8)
             var mid: Int32 = 0

@@ -5,11 +5,13 @@ import Foundation
 public struct PublishSource: Sendable {
     public var instance: String
     public var status: @Sendable () -> JSONValue
-    public var state: @Sendable () -> String
+    /// Nil once the instance is gone.
+    public var state: @Sendable () -> InstanceState?
     public var control: @Sendable (String) -> JSONValue
 
     public init(
-        instance: String, status: @escaping @Sendable () -> JSONValue, state: @escaping @Sendable () -> String,
+        instance: String, status: @escaping @Sendable () -> JSONValue,
+        state: @escaping @Sendable () -> InstanceState?,
         control: @escaping @Sendable (String) -> JSONValue
     ) {
         self.instance = instance
@@ -26,13 +28,14 @@ public struct PublishSource: Sendable {
                 guard let controller else { return .null }
                 let p = controller.progress
                 var fields: [(String, JSONValue)] = [
-                    ("state", .string("\(controller.state)")), ("frames", .int(p?.frames ?? 0)),
+                    ("state", .string(controller.state.said(stopRequested: controller.isStopping).rawValue)),
+                    ("frames", .int(p?.frames ?? 0)),
                     ("codes", .int(p?.codes ?? 0)),
                 ]
                 if let rate = controller.cycles.counts.readRate { fields.append(("read_rate", .double(rate))) }
                 return .object(fields)
             },
-            state: { [weak controller] in controller.map { "\($0.state)" } ?? "gone" },
+            state: { [weak controller] in controller.map { $0.state.said(stopRequested: $0.isStopping) } },
             control: { [weak controller] command in controller?.answer(command) ?? .null })
     }
 }

@@ -66,7 +66,7 @@ public final class ServiceInstance: @unchecked Sendable {
         if let publisher {
             let source = PublishSource(
                 instance: id, status: { [weak box] in box?.instance?.status ?? .null },
-                state: { [weak box] in box?.instance?.state ?? "gone" },
+                state: { [weak box] in box?.instance?.state },
                 control: { [weak box] command in box?.instance?.controller.answer(command) ?? .null })
             channel.withLock { $0 = publisher.channel(source) }
         }
@@ -103,17 +103,9 @@ public final class ServiceInstance: @unchecked Sendable {
         return controller.stop(timeout: timeout)
     }
 
-    public var state: String {
-        switch controller.state {
-        case .idle, .starting: return "starting"
-        case .playing: return "playing"
-        case .paused: return "paused"
-        case .restarting: return "reconnecting"
-        case .failed: return "failed"
-        case .stopped:
-            // Asked to stop (DELETE, or a `stop` control command on any channel), or at its stream's end.
-            return counters.withLock { $0.stopRequested } || controller.isStopping ? "stopped" : "completed"
-        }
+    public var state: InstanceState {
+        // Asked to stop: DELETE, or a `stop` control command on any channel.
+        controller.state.said(stopRequested: counters.withLock { $0.stopRequested } || controller.isStopping)
     }
 
     public var ended: Bool {
@@ -144,7 +136,7 @@ public final class ServiceInstance: @unchecked Sendable {
             ])
         }
         var fields: [(String, JSONValue)] = [
-            ("id", .string(id)), ("pipeline", .string(pipeline)), ("state", .string(state)),
+            ("id", .string(id)), ("pipeline", .string(pipeline)), ("state", .string(state.rawValue)),
             // Frames in (at the tee) = frames (scanned) + frames_dropped + those in hand (scan_waiting and in flight).
             ("frames_in", .int(t.admitted)), ("frames", .int(t.frames)), ("frames_dropped", .int(t.dropped)),
             ("scan_waiting", .int(p?.scanWaiting ?? 0)),
