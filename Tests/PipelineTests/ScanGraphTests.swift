@@ -16,6 +16,14 @@ import Testing
         return c
     }
 
+    /// A graph naming an element this machine lacks is told by GStreamer's parse error code (not its wording),
+    /// the element named (every element of the package map is installed here, so no package is expected).
+    @Test func aMissingElementIsNamed() {
+        #expect(throws: BarscopeError.missingElement(name: "nosuchelementxyz", package: nil)) {
+            _ = try Pipeline(launch: "videotestsrc num-buffers=1 ! nosuchelementxyz ! fakesink")
+        }
+    }
+
     @Test func wholeFrameReadsEveryCodeWithTruePolygons() throws {
         let (summary, log) = try runScan(try configuration(viewfinder: .off))
         let scene = DemoScene(size: Self.options.size, fps: Self.options.fps)

@@ -17,8 +17,10 @@ public final class Pipeline {
         if let error {
             if let made { gst_object_unref(made) }
             let e = GStreamerError(taking: error)
-            // "no element \"x264enc\"" (quoted either way, by GStreamer version).
-            if e.domain == "gst_parse_error" || e.domain == "gst-parse-error-quark", e.message.contains("no element"),
+            // Told by its domain and code; only the element's name is read from the text, which is the one place it
+            // is given: "no element \"x264enc\"" (quoted either way, by GStreamer version).
+            if e.domain == String(cString: g_quark_to_string(gst_parse_error_quark())),
+                e.code == Int32(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue),
                 let missing = e.message.split(whereSeparator: { $0 == "'" || $0 == "\"" }).dropFirst().first
             {
                 throw BarscopeError.missingElement(
