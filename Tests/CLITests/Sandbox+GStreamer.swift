@@ -12,31 +12,11 @@ extension Sandbox {
             if display == nil { display = try XServer() }
             environment["DISPLAY"] = display!.display
         }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/" + words[0])
-        p.arguments = Array(words.dropFirst())
-        p.currentDirectoryURL = folder
-        p.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let pid = p.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [p] in if p.isRunning { kill(pid, SIGKILL) } }
-        nonisolated(unsafe) var o = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            o = out.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        group.wait()
-        p.waitUntilExit()
-        let output = String(decoding: o, as: UTF8.self)
+        let r = try Tool.shellResult(
+            ["/usr/bin/" + words[0]] + words.dropFirst(), folder: folder, environment: environment, timeout: 120)
+        let (output, e) = (r.stdout, r.stderr)
         let at = "\(command.text)  [\(source)]"
-        #expect(p.terminationStatus == 0, "\(at): exit \(p.terminationStatus): \(e.suffix(400))")
+        #expect(r.status == 0, "\(at): exit \(r.status): \(e.suffix(400))")
         #expect(!e.contains("CRITICAL"), "\(at): \(e.suffix(400))")
         if words[0] == "gst-inspect-1.0" {
             #expect(output.contains("barscope"), "\(at): \(output.prefix(300))")

@@ -4,13 +4,16 @@ import TestSupport
 import Testing
 
 extension Tool {
-    /// Runs a program of the system (curl, gst-discoverer-1.0) in `folder`, found on the PATH; stopped after
-    /// `timeout` seconds.
-    static func shellResult(_ args: [String], folder: URL? = nil, timeout: Double = 60) throws -> Result {
+    /// Runs a program of the system (curl, gst-discoverer-1.0) in `folder`, found on the PATH, in `environment`
+    /// (this process's when nil); stopped after `timeout` seconds.
+    static func shellResult(
+        _ args: [String], folder: URL? = nil, environment: [String: String]? = nil, timeout: Double = 60
+    ) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = args
         if let folder { p.currentDirectoryURL = folder }
+        if let environment { p.environment = environment }
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out

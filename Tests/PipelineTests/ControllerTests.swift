@@ -107,14 +107,21 @@ import Testing
         #expect(controller.state == .stopped)
     }
 
-    @Test func restartsAfterAnInjectedError() throws {
+    /// A live demo that restarts on error after `delay` seconds, started, reading codes, then made to fail.
+    func failedOnce(_ name: String, delay: Double, error: String) -> (ScanController, Collector) {
         let events = Collector()
         let controller = ScanController(
-            name: "restarting", configuration: Self.liveDemo(), restart: .onError,
-            backoff: ReconnectPolicy(initialDelay: 0.2, maxDelay: 1, maxAttempts: 3), observer: events.observe)
+            name: name, configuration: Self.liveDemo(), restart: .onError,
+            backoff: ReconnectPolicy(initialDelay: delay, maxDelay: max(1, delay), maxAttempts: 3),
+            observer: events.observe)
         controller.start()
         #expect(events.waitFor(10, Self.isAppeared))
-        controller.injectError("drill: the camera fell off")
+        controller.injectError(error)
+        return (controller, events)
+    }
+
+    @Test func restartsAfterAnInjectedError() throws {
+        let (controller, events) = failedOnce("restarting", delay: 0.2, error: "drill: the camera fell off")
         #expect(
             events.waitFor(10) {
                 if case .recovered(1) = $0 { return true }
@@ -145,13 +152,7 @@ import Testing
     /// A stop asked for while the controller waits between attempts ends that wait: it does not sit out a minute's
     /// backoff.
     @Test func aStopEndsTheWaitBetweenAttempts() throws {
-        let events = Collector()
-        let controller = ScanController(
-            name: "backing-off", configuration: Self.liveDemo(), restart: .onError,
-            backoff: ReconnectPolicy(initialDelay: 60, maxDelay: 60, maxAttempts: 3), observer: events.observe)
-        controller.start()
-        #expect(events.waitFor(10, Self.isAppeared))
-        controller.injectError("drill: unplugged")
+        let (controller, events) = failedOnce("backing-off", delay: 60, error: "drill: unplugged")
         #expect(
             events.waitFor(10) {
                 if case .reconnecting(1, 60, _) = $0 { return true }

@@ -123,6 +123,9 @@ public final class ScanController: Sendable {
 
     public var state: ControllerState { stateBox.withLock { $0 } }
 
+    /// Its state as every channel says it (a stop asked for told from the stream's own end).
+    public var instanceState: InstanceState { state.said(stopRequested: isStopping) }
+
     /// The last run's summary once the controller has ended.
     public var summary: RunSummary? { done.withLock { $0.summary } }
 

@@ -139,28 +139,15 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
         }
     }
 
-    /// A row's values bound in the upsert's order (``SightingIndexes/values(_:)``'s), numbers as numbers.
+    /// A row's values bound in the upsert's order (``SightingIndexes/fields(_:)``), numbers as numbers.
     private func bind(_ statement: OpaquePointer?, _ s: Sighting) {
-        func text(_ i: Int32, _ v: String?) {
-            if let v { sqlite3_bind_text(statement, i, v, -1, Self.transient) } else { sqlite3_bind_null(statement, i) }
-        }
-        text(1, s.run)
-        sqlite3_bind_int64(statement, 2, Int64(s.track))
-        text(3, s.code)
-        text(4, s.symbology)
-        text(5, s.camera)
-        text(6, s.pipeline)
-        text(7, s.node)
-        sqlite3_bind_int64(statement, 8, s.firstSeenMicros)
-        sqlite3_bind_int64(statement, 9, s.lastSeenMicros)
-        sqlite3_bind_int64(statement, 10, Int64(s.frames))
-        text(11, s.polygonText)
-        text(12, s.snapshot)
-        text(13, s.recording)
-        if let o = s.offsetSeconds {
-            sqlite3_bind_int64(statement, 14, Int64((o * 1000).rounded()))
-        } else {
-            sqlite3_bind_null(statement, 14)
+        for (i, field) in SightingIndexes.fields(s).enumerated() {
+            let n = Int32(i + 1)
+            switch field {
+            case .text(let v?): sqlite3_bind_text(statement, n, v, -1, Self.transient)
+            case .number(let v?): sqlite3_bind_int64(statement, n, v)
+            case .text(nil), .number(nil): sqlite3_bind_null(statement, n)
+            }
         }
     }
 

@@ -268,7 +268,7 @@ public final class SightingRecorder: @unchecked Sendable {
                     }
                 }
                 // Batches: what comes in the next quarter second goes in one transaction (a close ends the wait).
-                pause(0.25)
+                waitOnLock(until: Date(timeIntervalSinceNow: 0.25)) { closing }
             } catch {
                 let retry = lock.withLock { () -> Bool in
                     // The rows wait again (a newer state of the same sighting, queued meanwhile, wins).
@@ -283,17 +283,9 @@ public final class SightingRecorder: @unchecked Sendable {
                 if !retry {
                     return
                 }
-                pause(1)
+                waitOnLock(until: Date(timeIntervalSinceNow: 1)) { closing }
             }
         }
-    }
-
-    /// Waits `seconds` on the writer thread, or until a close: rows that come meanwhile wait for the next batch.
-    private func pause(_ seconds: Double) {
-        let until = Date(timeIntervalSinceNow: seconds)
-        lock.lock()
-        while !closing && lock.wait(until: until) {}
-        lock.unlock()
     }
 
     /// Waits on `lock` until `done` holds (its setter broadcasts) or `until`.

@@ -127,14 +127,19 @@ public enum SightingIndexes {
             offsetSeconds: c[14].flatMap { Double($0) }.map { $0 / 1000 }, id: id)
     }
 
-    /// A row's values for the upsert, in the insert's order (run ... offset_ms).
-    static func values(_ s: Sighting) -> [String?] {
+    /// A row's values for the upsert, in ``written``'s order: texts, and numbers kept as numbers (SQLite binds
+    /// them so).
+    static func fields(_ s: Sighting) -> [SightingField] {
         [
-            s.run, String(s.track), s.code, s.symbology, s.camera, s.pipeline, s.node, String(s.firstSeenMicros),
-            String(s.lastSeenMicros), String(s.frames), s.polygonText, s.snapshot, s.recording,
-            s.offsetSeconds.map { String(Int64(($0 * 1000).rounded())) },
+            .text(s.run), .number(Int64(s.track)), .text(s.code), .text(s.symbology), .text(s.camera),
+            .text(s.pipeline), .text(s.node), .number(s.firstSeenMicros), .number(s.lastSeenMicros),
+            .number(Int64(s.frames)), .text(s.polygonText), .text(s.snapshot), .text(s.recording),
+            .number(s.offsetSeconds.map { Int64(($0 * 1000).rounded()) }),
         ]
     }
+
+    /// The same as texts (PostgreSQL's parameters and COPY lines), NULL as nil.
+    static func values(_ s: Sighting) -> [String?] { fields(s).map(\.text) }
 
     /// The columns a row is written with, in ``values(_:)``'s order.
     static let written = [
@@ -195,6 +200,19 @@ public enum SightingIndexes {
             }
         }
         return order.map { byKey[$0]! }
+    }
+}
+
+/// One value of a row as a store binds it.
+enum SightingField {
+    case text(String?)
+    case number(Int64?)
+
+    var text: String? {
+        switch self {
+        case .text(let t): return t
+        case .number(let n): return n.map { String($0) }
+        }
     }
 }
 

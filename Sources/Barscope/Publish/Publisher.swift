@@ -28,14 +28,14 @@ public struct PublishSource: Sendable {
                 guard let controller else { return .null }
                 let p = controller.progress
                 var fields: [(String, JSONValue)] = [
-                    ("state", .string(controller.state.said(stopRequested: controller.isStopping).rawValue)),
+                    ("state", .string(controller.instanceState.rawValue)),
                     ("frames", .int(p?.frames ?? 0)),
                     ("codes", .int(p?.codes ?? 0)),
                 ]
                 if let rate = controller.cycles.counts.readRate { fields.append(("read_rate", .double(rate))) }
                 return .object(fields)
             },
-            state: { [weak controller] in controller.map { $0.state.said(stopRequested: $0.isStopping) } },
+            state: { [weak controller] in controller?.instanceState },
             control: { [weak controller] command in controller?.answer(command) ?? .null })
     }
 }

@@ -45,7 +45,7 @@ final class SnapshotWriter: Sendable {
         let height = cairo_image_surface_get_height(surface)
         guard let data = cairo_image_surface_get_data(surface), stride > 0, height > 0 else { return false }
         // Not copied when it would be dropped; counted when the queue filled or closed meanwhile.
-        guard queue.withLock({ $0.frames.count < capacity && !$0.finished }) else { return drop() }
+        guard queue.withLock({ $0.frames.count < capacity && !$0.finished }) else { return drop(due) }
         let frame = Frame(
             pixels: Array(UnsafeBufferPointer(start: data, count: Int(stride) * Int(height))),
             format: cairo_image_surface_get_format(surface), width: cairo_image_surface_get_width(surface),
@@ -55,12 +55,12 @@ final class SnapshotWriter: Sendable {
             q.frames.append(frame)
             return true
         }
-        guard queued else { return drop() }
+        guard queued else { return drop(due) }
         ready.signal()
         return true
     }
 
-    private func drop() -> Bool {
+    private func drop(_ due: FrameLedger.Snapshot) -> Bool {
         if queue.withLock({ q -> Int in
             q.dropped += 1
             return q.dropped
@@ -68,6 +68,13 @@ final class SnapshotWriter: Sendable {
             emit(
                 .warning(
                     message: "snapshots are written slower than codes appear: some are dropped", source: "snapshots"))
+        }
+        // A read cycle's event already named its evidence file: say that this one will not exist.
+        for name in due.names {
+            emit(
+                .warning(
+                    message: "\((folder as NSString).appendingPathComponent(name)): not written (snapshots dropped)",
+                    source: "snapshots"))
         }
         return false
     }

@@ -31,7 +31,6 @@ public final class ServiceInstance: @unchecked Sendable {
         var seenTracks = Set<Int>()
         var restarts = 0
         var lastError: String? = nil
-        var stopRequested = false
     }
 
     private final class Box: @unchecked Sendable {
@@ -98,15 +97,11 @@ public final class ServiceInstance: @unchecked Sendable {
 
     /// Stops it: end of stream first (the recording is finished), waiting at most `timeout` seconds. Blocks.
     /// - Returns: false when it had not ended in time.
-    func stop(timeout: Double = 30) -> Bool {
-        counters.withLock { $0.stopRequested = true }
-        return controller.stop(timeout: timeout)
-    }
+    func stop(timeout: Double = 30) -> Bool { controller.stop(timeout: timeout) }
 
-    public var state: InstanceState {
-        // Asked to stop: DELETE, or a `stop` control command on any channel.
-        controller.state.said(stopRequested: counters.withLock { $0.stopRequested } || controller.isStopping)
-    }
+    /// `stopped` once a stop was asked for (DELETE, or a `stop` control command on any channel: each a request to the
+    /// controller), `completed` at its stream's own end.
+    public var state: InstanceState { controller.instanceState }
 
     public var ended: Bool {
         switch controller.state {

@@ -23,16 +23,9 @@ extension ServiceRoutes {
         }
         let (before, after) = (span["before"]!, span["after"]!)
         let service = self.service
-        x.deferAnswer()
-        Thread.detachNewThread {
-            let answer = Self.clipAnswer(service: service, run: run, track: track, before: before, after: after)
-            MainLoop.run {
-                switch answer {
-                case .failure(let status, let message): x.error(status, message)
-                case .bytes(let status, let type, let body, let headers):
-                    x.respond(status, contentType: type, body: body, headers: headers)
-                }
-            }
+        Self.offMainLoop(x, { Self.clipAnswer(service: service, run: run, track: track, before: before, after: after) })
+        {
+            $0.send(x)
         }
     }
 

@@ -27,32 +27,15 @@ extension ServiceRoutes {
                 }
                 q.cursor = cursor
             }
-        } catch let e as BarscopeError {
-            x.error(400, e.description)
-            return
         } catch {
-            x.error(400, "\(error)")
+            x.error(400, (error as? BarscopeError)?.description ?? "\(error)")
             return
         }
-        // The query runs off the main loop: a database that is slow or away never stalls the API.
-        let service = self.service
-        let csv = r.query["format"] == "csv"
-        let query = q
-        x.deferAnswer()
-        Thread.detachNewThread {
-            let answer = Result { try service.sightings(query) }
-            MainLoop.run { Self.answer(answer, csv: csv, x) }
-        }
+        let (service, query, csv) = (self.service, q, r.query["format"] == "csv")
+        Self.offMainLoop(x, { try service.sightings(query) }) { Self.answer($0, csv: csv, x) }
     }
 
-    private static func answer(_ result: Result<SightingPage, Error>, csv: Bool, _ x: HTTPExchange) {
-        let page: SightingPage
-        switch result {
-        case .success(let p): page = p
-        case .failure(let error):
-            x.error(503, "the sightings index: \(error)")
-            return
-        }
+    private static func answer(_ page: SightingPage, csv: Bool, _ x: HTTPExchange) {
         if csv {
             let text = ([Sighting.csvHeader] + page.sightings.map(\.csv)).joined(separator: "\r\n") + "\r\n"
             x.respond(
@@ -100,20 +83,13 @@ extension ServiceRoutes {
             x.error(400, (error as? BarscopeError)?.description ?? "\(error)")
             return
         }
-        let service = self.service
-        let csv = r.query["format"] == "csv"
-        let query = q
-        x.deferAnswer()
-        Thread.detachNewThread {
-            let answer = Result { try service.cycles(query) }
-            MainLoop.run {
-                switch answer {
-                case .failure(let error): x.error(503, "the sightings index: \(error)")
-                case .success(let rows) where csv:
-                    let text = ([CycleRow.csvHeader] + rows.map(\.csv)).joined(separator: "\r\n") + "\r\n"
-                    x.respond(200, contentType: "text/csv; charset=utf-8", body: Array(text.utf8))
-                case .success(let rows): x.json(200, .object([("cycles", .array(rows.map(\.json)))]))
-                }
+        let (service, query, csv) = (self.service, q, r.query["format"] == "csv")
+        Self.offMainLoop(x, { try service.cycles(query) }) { rows in
+            if csv {
+                let text = ([CycleRow.csvHeader] + rows.map(\.csv)).joined(separator: "\r\n") + "\r\n"
+                x.respond(200, contentType: "text/csv; charset=utf-8", body: Array(text.utf8))
+            } else {
+                x.json(200, .object([("cycles", .array(rows.map(\.json)))]))
             }
         }
     }

@@ -33,25 +33,20 @@ extension ServiceRoutes {
         named name: String, _ r: HTTPRequest, _ x: HTTPExchange, lookup: @escaping @Sendable () throws -> String?
     ) {
         let range = r.headers["Range"]
-        x.deferAnswer()
-        Thread.detachNewThread {
-            let answer: RecordingAnswer
-            do { answer = Self.recordingAnswer(path: try lookup(), of: name, range: range) } catch {
-                answer = .failure(503, "the sightings index: \(error)")
-            }
-            MainLoop.run {
-                switch answer {
-                case .failure(let status, let message): x.error(status, message)
-                case .bytes(let status, let type, let body, let headers):
-                    x.respond(status, contentType: type, body: body, headers: headers)
-                }
-            }
-        }
+        Self.offMainLoop(x, { Self.recordingAnswer(path: try lookup(), of: name, range: range) }) { $0.send(x) }
     }
 
     enum RecordingAnswer {
         case failure(Int, String)
         case bytes(Int, String, [UInt8], [(String, String)])
+
+        func send(_ x: HTTPExchange) {
+            switch self {
+            case .failure(let status, let message): x.error(status, message)
+            case .bytes(let status, let type, let body, let headers):
+                x.respond(status, contentType: type, body: body, headers: headers)
+            }
+        }
     }
 
     static func recordingAnswer(path: String?, of name: String, range: String?) -> RecordingAnswer {

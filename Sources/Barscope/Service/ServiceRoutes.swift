@@ -219,3 +219,22 @@ public final class ServiceRoutes: @unchecked Sendable {
         return object
     }
 }
+
+extension ServiceRoutes {
+    /// Runs `query` off the main loop (a database or a file that is slow or away never stalls the API) and hands its
+    /// answer to `answer` on the main loop; a failure is a 503 naming the index.
+    static func offMainLoop<T: Sendable>(
+        _ x: HTTPExchange, _ query: @escaping @Sendable () throws -> T, answer: @escaping @Sendable (T) -> Void
+    ) {
+        x.deferAnswer()
+        Thread.detachNewThread {
+            let result = Result { try query() }
+            MainLoop.run {
+                switch result {
+                case .success(let value): answer(value)
+                case .failure(let error): x.error(503, "the sightings index: \(error)")
+                }
+            }
+        }
+    }
+}
