@@ -44,12 +44,14 @@ import Testing
         #expect(written.count == 2 * queued, "\(written.count) snapshot events for \(queued) frames")
         for path in written {
             let png = try #require(cairo_image_surface_create_from_png(path))
-            #expect(cairo_image_surface_get_width(png) == 1920 && cairo_image_surface_get_height(png) == 1080, "\(path)")
+            #expect(
+                cairo_image_surface_get_width(png) == 1920 && cairo_image_surface_get_height(png) == 1080, "\(path)")
             cairo_surface_destroy(png)
         }
         let dropped = handed - queued
         #expect(warnings.filter { $0.hasSuffix("not written (snapshots dropped)") }.count == dropped)
         #expect(warnings.contains("\(dropped) snapshots dropped: written slower than codes appeared"), "\(warnings)")
-        #expect(!writer.submit(surface, due: .init(frame: 99, ptsNs: nil, tracks: [1])), "nothing is taken after the end")
+        #expect(
+            !writer.submit(surface, due: .init(frame: 99, ptsNs: nil, tracks: [1])), "nothing is taken after the end")
     }
 }
