@@ -83,10 +83,14 @@ import Testing
                 if case .detection = $0 { return true }
                 return false
             })
+        // (The log also holds the "paused" of the start, on the way to playing: count from here.)
+        let pausedBefore = events.count { $0 == .state("paused") }
         controller.pause()
-        // (The log also holds the "paused" of the start, on the way to playing: the controller's state tells.)
-        #expect(events.waitFor(30) { _ in controller.state == .paused })
-        #expect(events.all.filter { $0 == .state("paused") }.count >= 2)
+        // The controller's state changes before its observers hear the event: wait for both.
+        #expect(
+            events.waitFor(30) { _ in
+                controller.state == .paused && events.count { $0 == .state("paused") } > pausedBefore
+            })
         // Paused, the tee lets no frame through. The frames already past it (the ledger holds them until both
         // branches are done) may still be scanned and reported; their numbers are below `bound`: a frame's number
         // is its place at the tee, and frames scanned or skipped plus those held count every frame that came.
