@@ -8,14 +8,14 @@ import Foundation
 /// could find no real race among them. NSLock is a pthread mutex, which ThreadSanitizer intercepts.
 /// Sendable: the value is only reached through `withLock`, under the lock.
 public final class Locked<Value>: @unchecked Sendable {
-    private let lock: NSLock
+    private let lock: CountedLock
     private var value: Value
 
     /// The first value is stored under the lock too: a Locked made on one thread and handed to another through
     /// GLib or GStreamer (whose locks and atomics ThreadSanitizer does not see) is then ordered by this lock alone
     /// (seen: a latency histogram made on the HTTP thread and first added to by a pool worker, reported as a race).
     public init(_ value: Value) {
-        let lock = NSLock()
+        let lock = CountedLock()
         lock.lock()
         self.lock = lock
         self.value = value

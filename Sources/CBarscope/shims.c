@@ -57,6 +57,30 @@ gint64 bs_buffer_frame_number(GstBuffer *b) {
     return m ? (gint64)m->timestamp : -1;
 }
 
+static GstStaticCaps region_caps = GST_STATIC_CAPS("timestamp/x-barscope-region");
+
+void bs_buffer_set_region(GstBuffer *b, guint64 region, guint64 frame) {
+    GstCaps *caps = gst_static_caps_get(&region_caps);
+    GstReferenceTimestampMeta *m = gst_buffer_get_reference_timestamp_meta(b, caps);
+    if (m) {
+        m->timestamp = region;
+        m->duration = frame;
+    } else {
+        gst_buffer_add_reference_timestamp_meta(b, caps, region, frame);
+    }
+    gst_caps_unref(caps);
+}
+
+gboolean bs_buffer_region(GstBuffer *b, guint64 *region, guint64 *frame) {
+    GstCaps *caps = gst_static_caps_get(&region_caps);
+    GstReferenceTimestampMeta *m = gst_buffer_get_reference_timestamp_meta(b, caps);
+    gst_caps_unref(caps);
+    if (!m) return FALSE;
+    *region = m->timestamp;
+    *frame = m->duration;
+    return TRUE;
+}
+
 // The handler runs on whichever thread takes the signal and the counts are read by a watcher thread: volatile
 // sig_atomic_t orders nothing between threads (ThreadSanitizer reported the watcher's read racing the handler's
 // write), and two different signals could nest and lose an increment. Lock-free C11 atomics are safe in a handler.

@@ -1,5 +1,6 @@
 import Barscope
 import Foundation
+import Synchronization
 
 /// `barscope run [NAME|FILE.conf|demo|FILE|URI]`: the scan graph end to end.
 ///
@@ -142,7 +143,8 @@ enum RunCommand {
         let publisher =
             try c.publish.targets.isEmpty
             ? nil : Publisher(c.publish, stateFolder: try ServeCommand.defaultStateFolder())
-        let stamping = Locked<PublishChannel?>(nil)
+        // Set once, before the run starts; read for every event without a lock.
+        let stamping = AtomicLazyReference<PublishChannel>()
 
         // A file (and any source that is not live) waits for its events' reader: nothing is dropped. Only a live
         // source feeding a reader that does not read drops events, counted on the summary line.
@@ -186,7 +188,7 @@ enum RunCommand {
         progress?.follow { [weak controller] in controller?.progress }
         if let publisher {
             let ch = publisher.channel(.controller(instance, controller))
-            stamping.withLock { $0 = ch }
+            _ = stamping.storeIfNil(ch)
             publisher.onEvent { [weak controller] event in controller?.report(event) }
         }
         StopSignals.watch(controller) { writer.abandon() }
@@ -252,6 +254,10 @@ enum RunCommand {
                 if lost > 0 { line += " (\(lost) dropped: the spool was full)" }
             }
             FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        // Debug builds: the project's lock acquisitions over the run (the per-frame budget's test reads it).
+        if ProcessInfo.processInfo.environment["BARSCOPE_COUNT_LOCKS"] != nil, let n = LockCount.acquisitions {
+            FileHandle.standardError.write(Data("barscope: debug: \(n) lock acquisitions\n".utf8))
         }
         if unindexed > 0 && quiet {
             FileHandle.standardError.write(

@@ -35,7 +35,7 @@ import Testing
         let c = r[0]
         #expect(c.label == "parcel 1")
         #expect(c.outcome == .good)
-        #expect(c.closedBy == "command")
+        #expect(c.closedBy == .command)
         #expect(c.startPtsNs == Self.pts(10) && c.endPtsNs == Self.pts(40))
         #expect(c.codes.map(\.framesSeen) == [30])
         #expect(c.codes.first?.firstPtsNs == Self.pts(10) && c.codes.first?.lastPtsNs == Self.pts(39))
@@ -73,7 +73,7 @@ import Testing
         s.timeoutNs = 500_000_000
         let r = Self.run(s, frames: 60, seen: { _ in [] }, commands: { $0 == 3 ? [.start(label: "late")] : [] })
         try #require(r.count == 1)
-        #expect(r[0].closedBy == "timeout")
+        #expect(r[0].closedBy == .timeout)
         #expect(r[0].outcome == .noread)
         #expect(r[0].endPtsNs == Self.pts(3) + 500_000_000)
     }
@@ -91,7 +91,7 @@ import Testing
                 return []
             })
         try #require(r.count == 2)
-        #expect(r.map(\.closedBy) == ["gap", "gap"])
+        #expect(r.map(\.closedBy) == [.gap, .gap])
         #expect(r.map(\.startPtsNs) == [Self.pts(10), Self.pts(40)])
         #expect(r.map { $0.codes.map(\.data) } == [["4006381333931"], ["9780201379624"]])
         // Closed on the first frame at least the gap after the last code: frame 20 + 7 (6 frames are 199.99 ms).
@@ -138,7 +138,7 @@ import Testing
     @Test func endOfStreamClosesTheOpenCycle() {
         let r = Self.run(
             CycleSettings(), frames: 10, seen: { _ in [] }, commands: { $0 == 2 ? [.start(label: nil)] : [] })
-        #expect(r.map(\.closedBy) == ["eos"])
+        #expect(r.map(\.closedBy) == [.eos])
     }
 
     /// Commands out of order are refused with one line; a command stamped on a frame skipped before scanning takes
@@ -169,7 +169,7 @@ import Testing
         again.stamp(frame: 0)
         _ = again.deliver(frame: 0, ptsNs: Self.pts(0), detections: [])
         let closedByError = again.beginRun()
-        #expect(closedByError.map(\.closedBy) == ["error"])
+        #expect(closedByError.map(\.closedBy) == [.error])
         try again.start(label: "next")
         #expect(throws: BarscopeError.self) { try desk.start(label: "after the end") }
     }

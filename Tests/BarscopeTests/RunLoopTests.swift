@@ -15,7 +15,7 @@ struct RunLoopTests {
 
     @Test func endOfStreamFinishes() {
         var m = machine()
-        #expect(m.handle(.bus(.playing)) == [.emit(.state("playing"))])
+        #expect(m.handle(.bus(.playing)) == [.reached(.playing)])
         #expect(m.handle(.bus(.endOfStream)) == [.finish])
         #expect(!m.interrupted)
         // Nothing after the end.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Delivers a controller's events, in the order they were made, on a thread of its own, never under a lock of the
 /// code that made them: producers (streaming and scanning threads) only append, which is bookkeeping. An observer
@@ -8,11 +9,14 @@ import Foundation
 /// before it hands over its next frame (`waitForRoom`, holding no lock), so a file's scan slows to the pace of its
 /// events' reader; a live source's events past `capacity` are dropped, counted, and said in a `warning` event.
 ///
-/// Sendable: the queue and flags are guarded by `condition`; the thread only reads `deliver`.
+/// Sendable: the queue and flags are guarded by `condition` (`backlog`, an atomic, copies its length); the thread
+/// only reads `deliver`.
 final class EventOutbox: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = CountedCondition()
     private var queue: [Event] = []
     private var head = 0
+    /// `queue.count - head` as last written under the lock: `waitForRoom` looks at it first, without the lock.
+    private let backlog = Atomic<Int>(0)
     private var closed = false
     private var delivering = false
     private let capacity: Int
@@ -50,13 +54,14 @@ final class EventOutbox: @unchecked Sendable {
             return
         }
         queue.append(event)
+        backlog.store(queue.count - head, ordering: .relaxed)
         condition.broadcast()
     }
 
     /// Waits, holding no lock of the caller's, while the observer is `capacity` events behind (a file's scanner
     /// branch before each frame). Returns at once for a live source, on the delivery thread, or once closed.
     func waitForRoom() {
-        guard waits, !isDeliveryThread else { return }
+        guard waits, backlog.load(ordering: .relaxed) >= capacity, !isDeliveryThread else { return }
         condition.lock()
         while queue.count - head >= capacity && !closed { condition.wait() }
         condition.unlock()
@@ -89,6 +94,7 @@ final class EventOutbox: @unchecked Sendable {
             if head == queue.count && closed { break }
             var batch = Array(queue[head...])
             head = queue.count
+            backlog.store(0, ordering: .relaxed)
             if dropped > reported {
                 batch.append(
                     .warning(message: "events: \(dropped - reported) dropped, the observer fell behind", source: nil))

@@ -84,7 +84,7 @@ public final class ScanController: Sendable {
     /// Signalled by every stop request: it wakes a backoff between attempts.
     private let stopAsked = DispatchSemaphore(value: 0)
     private let done = Locked<(finished: Bool, summary: RunSummary?, failure: BarscopeError?)>((false, nil, nil))
-    private let finishedCondition = NSCondition()
+    private let finishedCondition = CountedCondition()
 
     /// - Parameters:
     ///   - restart: when to start again by itself; `backoff` sets the waits (1, 2, 4 ... s) and the attempts;
@@ -275,21 +275,20 @@ public final class ScanController: Sendable {
             c.recording = recording
             let run = ScanRun(
                 configuration: c, settings: settings, histogram: latency, totals: runTotals, cycles: cycles,
-                waitForRoom: { [outbox] in outbox.waitForRoom() }
-            ) { [self] event in
-                if case .state(let s) = event {
-                    if s == "playing" {
+                waitForRoom: { [outbox] in outbox.waitForRoom() },
+                reached: { [self] state in
+                    switch state {
+                    case .playing:
                         if retrying > 0, !played.load(ordering: .relaxed) {
                             outbox.post(.recovered(attempts: retrying))
                         }
                         played.store(true, ordering: .relaxed)
                         stateBox.withLock { $0 = .playing }
-                    } else if s == "paused", requests.withLock({ $0.paused }) {
-                        stateBox.withLock { $0 = .paused }
+                    case .paused:
+                        if requests.withLock({ $0.paused }) { stateBox.withLock { $0 = .paused } }
                     }
                 }
-                outbox.post(event)
-            }
+            ) { [outbox] event in outbox.post(event) }
             current.withLock { $0 = run }
             // The recording's files there before this attempt: the litter check below never touches them.
             let existing = c.recording.map { Set(Self.files(of: $0)) } ?? []

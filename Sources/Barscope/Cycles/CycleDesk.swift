@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 
 /// The read cycles of one controller, across its runs. A command is given at any moment (the `--control` file, the
 /// service, a person), waits for the next frame at the tee and is stamped on it, so that it takes effect exactly at
 /// that frame's stream time; the scanner branch, which delivers frames in order, runs the cycles over them
 /// (`ReadCycles`) with the commands stamped up to each. Counts since start, and what the overlay shows, live here.
 ///
-/// Sendable: everything is behind one lock (taken after the sequencer's, never before it).
+/// Sendable: everything is behind one lock (taken after the sequencer's, never before it); `quiet` is an atomic.
 public final class CycleDesk: Sendable {
     private struct State {
         var cycles: ReadCycles
@@ -23,10 +24,14 @@ public final class CycleDesk: Sendable {
     }
     private let state: Locked<State>
     public let settings: CycleSettings
+    /// No cycle can be open: none opens by itself (neither `auto` nor `motion`) and no command has come yet. The
+    /// per-frame calls then return at once, without the lock. Only ever goes from true to false.
+    private let quiet: Atomic<Bool>
 
     public init(_ settings: CycleSettings) {
         self.settings = settings
         state = Locked(State(cycles: ReadCycles(settings)))
+        quiet = Atomic(!settings.auto && !settings.motion)
     }
 
     // MARK: commands (any thread)
@@ -42,6 +47,7 @@ public final class CycleDesk: Sendable {
             }
             s.open = (label, true)
             s.waiting.append(.start(label: label))
+            quiet.store(false, ordering: .releasing)
         }
     }
 
@@ -52,6 +58,7 @@ public final class CycleDesk: Sendable {
             guard s.open != nil else { throw BarscopeError.badValue("cycle end: no cycle is open") }
             s.open = nil
             s.waiting.append(.end)
+            quiet.store(false, ordering: .releasing)
         }
     }
 
@@ -62,7 +69,7 @@ public final class CycleDesk: Sendable {
     /// - Returns: that cycle, to report.
     func beginRun() -> [CycleResult] {
         state.withLock { s in
-            var closed = s.cycles.finish(by: "error")
+            var closed = s.cycles.finish(by: .error)
             record(&closed, &s)
             if !closed.isEmpty && !s.waiting.contains(where: { $0 != .end }) { s.open = nil }
             s.stamped.removeAll()
@@ -75,6 +82,7 @@ public final class CycleDesk: Sendable {
 
     /// The tee's streaming thread: the commands given since the last frame take effect on this one.
     func stamp(frame: Int) {
+        guard !quiet.load(ordering: .acquiring) else { return }
         state.withLock { s in
             guard !s.waiting.isEmpty else { return }
             for c in s.waiting { s.stamped.append((frame, c)) }
@@ -89,7 +97,8 @@ public final class CycleDesk: Sendable {
     func deliver(frame: Int, ptsNs: UInt64?, detections: [Detection], view: [UInt8]? = nil)
         -> (closed: [CycleResult], evidenceOf: Int?)
     {
-        state.withLock { s in
+        guard !quiet.load(ordering: .acquiring) else { return ([], nil) }
+        return state.withLock { s in
             var commands: [CycleCommand] = []
             while let first = s.stamped.first, first.frame <= frame {
                 commands.append(first.command)
@@ -104,7 +113,7 @@ public final class CycleDesk: Sendable {
             // command given since says otherwise.
             if s.cycles.isOpen && !wasOpen && s.open == nil { s.open = (s.cycles.current?.label, false) }
             // (Checked only when a cycle closed by itself: nothing is built on the frames in between.)
-            if !s.cycles.isOpen, closed.contains(where: { $0.closedBy != "command" && $0.closedBy != "restart" }),
+            if !s.cycles.isOpen, closed.contains(where: { $0.closedBy != .command && $0.closedBy != .restart }),
                 !s.waiting.contains(where: { $0 != .end }), !s.stamped.contains(where: { $0.command != .end })
             {
                 s.open = nil
@@ -147,7 +156,8 @@ public final class CycleDesk: Sendable {
     /// What the overlay shows: the open cycle's label (nil label: an open cycle without one), and the last result
     /// for a second after it closed.
     var display: (open: Bool, label: String?, last: CycleResult?) {
-        state.withLock { s in
+        guard !quiet.load(ordering: .acquiring) else { return (false, nil, nil) }
+        return state.withLock { s in
             let recent = s.last.flatMap { ContinuousClock.now - $0.at < .seconds(1) ? $0.result : nil }
             return (s.cycles.isOpen, s.cycles.current?.label, recent)
         }

@@ -78,8 +78,27 @@ public struct CycleResult: Sendable, Equatable {
     public var codes: [Code]
     public var startPtsNs: UInt64?
     public var endPtsNs: UInt64?
-    /// `command`, `timeout`, `gap` (auto), `restart` (a new `cycle start`) or `eos`.
-    public var closedBy: String
+    /// What closed it (the event's `closed_by`).
+    public var closedBy: Closer
+    public enum Closer: String, Sendable {
+        /// `cycle end`.
+        case command
+        /// A new `cycle start` while it was open.
+        case restart
+        /// Open longer than the timeout.
+        case timeout
+        /// Auto: no code for the gap's length.
+        case gap
+        /// The end of the stream.
+        case eos
+        /// The run failed (a camera that went away) and the next one began.
+        case error
+    }
+    /// What opened a cycle.
+    enum Opener: Sendable {
+        case command
+        case auto
+    }
     /// The frame that shows the verdict best: the first with the most codes in view, or, for a no-read, the one on
     /// which the cycle closed (what the camera saw then).
     public var evidenceFrame: Int
@@ -96,7 +115,7 @@ public struct ReadCycles: Sendable {
         var codes: [CycleResult.Code] = []
         /// The last frame with a code or (motion mode) movement in the viewfinder.
         var lastActivePtsNs: UInt64?
-        var opened: String
+        var opened: CycleResult.Opener
         var best: (frame: Int, count: Int)? = nil
     }
     private var open: Open? = nil
@@ -126,18 +145,18 @@ public struct ReadCycles: Sendable {
         for c in commands {
             switch c {
             case .end:
-                if open != nil { closed.append(close(at: pts, frame: number, by: "command")) }
+                if open != nil { closed.append(close(at: pts, frame: number, by: .command)) }
             case .start(let label):
-                if open != nil { closed.append(close(at: pts, frame: number, by: "restart")) }
-                begin(label: label, at: pts, by: "command")
+                if open != nil { closed.append(close(at: pts, frame: number, by: .restart)) }
+                begin(label: label, at: pts, by: .command)
             }
         }
         if let o = open, let limit = settings.timeoutNs, let start = o.startPtsNs, let now = pts, now >= start + limit {
-            closed.append(close(at: start + limit, frame: number, by: "timeout"))
+            closed.append(close(at: start + limit, frame: number, by: .timeout))
         }
         let seen = detections.filter(\.inViewfinder)
         let active = !seen.isEmpty || (settings.motion && moved)
-        if open == nil, settings.auto, active { begin(label: nil, at: pts, by: "auto") }
+        if open == nil, settings.auto, active { begin(label: nil, at: pts, by: .auto) }
         guard var o = open else { return closed }
         if active {
             o.lastActivePtsNs = pts
@@ -163,25 +182,25 @@ public struct ReadCycles: Sendable {
                 lastFrameIsEvidence = true
             }
             open = o
-        } else if !active, o.opened == "auto", let last = o.lastActivePtsNs, let now = pts, now >= last + settings.gapNs
+        } else if !active, o.opened == .auto, let last = o.lastActivePtsNs, let now = pts, now >= last + settings.gapNs
         {
-            closed.append(close(at: now, frame: number, by: "gap"))
+            closed.append(close(at: now, frame: number, by: .gap))
         }
         return closed
     }
 
-    /// End of stream (or of a run that failed, `by: "error"`): the open cycle closes with what it has.
-    public mutating func finish(by reason: String = "eos") -> [CycleResult] {
+    /// End of stream (or of a run that failed, `by: .error`): the open cycle closes with what it has.
+    public mutating func finish(by reason: CycleResult.Closer = .eos) -> [CycleResult] {
         guard open != nil else { return [] }
         return [close(at: lastPts, frame: lastFrame, by: reason)]
     }
 
-    private mutating func begin(label: String?, at pts: UInt64?, by: String) {
+    private mutating func begin(label: String?, at pts: UInt64?, by: CycleResult.Opener) {
         started += 1
         open = Open(number: started, label: label, startPtsNs: pts, opened: by)
     }
 
-    private mutating func close(at pts: UInt64?, frame: Int, by: String) -> CycleResult {
+    private mutating func close(at pts: UInt64?, frame: Int, by: CycleResult.Closer) -> CycleResult {
         let o = open!
         open = nil
         let right = o.codes.filter(\.expected)

@@ -3,6 +3,12 @@ import Foundation
 /// What a run reports, one JSON object per line (JSON Lines). Every event has `event`; frame events have
 /// `pts_ns` (the buffer's own presentation time, never rebased) and `frame` (decoded frames counted from 0).
 /// Coordinates are full-frame pixels whatever the crop.
+/// A state the pipeline reached, as the `state` event says it.
+public enum PipelineState: String, Sendable {
+    case playing
+    case paused
+}
+
 public enum Event: Sendable, Equatable {
     /// One code in one frame (`--every-frame`).
     case detection(frame: Int, ptsNs: UInt64?, detection: Detection, track: Int?)
@@ -117,7 +123,7 @@ public enum Event: Sendable, Equatable {
                         })
                 ),
                 ("start_pts_ns", pts(c.startPtsNs)), ("end_pts_ns", pts(c.endPtsNs)),
-                ("closed_by", .string(c.closedBy)),
+                ("closed_by", .string(c.closedBy.rawValue)),
             ]
             if let snapshot { f.append(("snapshot", .string(snapshot))) }
         case .broker(_, let sink, let reason):

@@ -6,7 +6,12 @@ import Foundation
 /// source that is not live) makes the producer wait, so nothing is lost and the scan slows to the reader's pace;
 /// `.drop` (a live source, whose video must not wait) drops new events and counts them, reported in a `warning`
 /// line once the reader catches up, and by `dropped`.
-public final class EventWriter: Sendable {
+///
+/// One condition guards the queue: a producer takes it once a line (waiting on it for room, with `.wait`), and the
+/// writer thread once a batch (waiting on it for lines).
+///
+/// Sendable: the queue is guarded by `condition`; the descriptor is written by the writer thread only.
+public final class EventWriter: @unchecked Sendable {
     public enum WhenFull: Sendable {
         case wait
         case drop
@@ -15,7 +20,6 @@ public final class EventWriter: Sendable {
     private let ownsDescriptor: Bool
     private let capacity: Int
     private let whenFull: WhenFull
-    // Sendable: the queue is guarded by the condition; the descriptor is written by the writer thread only.
     private struct State {
         var lines: [String] = []
         var closed = false
@@ -23,10 +27,8 @@ public final class EventWriter: Sendable {
         var dropped = 0
         var reportedDrops = 0
     }
-    private let state = Locked(State())
-    private let wake = NSCondition()
-    /// Producers waiting for room (`.wait`).
-    private let space = NSCondition()
+    private var state = State()
+    private let condition = CountedCondition()
     private let finished = DispatchSemaphore(value: 0)
 
     /// - Parameters:
@@ -54,52 +56,42 @@ public final class EventWriter: Sendable {
     }
 
     /// Events dropped because the reader fell behind.
-    public var dropped: Int { state.withLock { $0.dropped } }
+    public var dropped: Int { condition.withLock { state.dropped } }
 
     public func write(_ event: Event) { write(line: event.jsonLine) }
 
     /// One event's JSON line as it was stamped (`--publish` adds `id` and `seq`).
     public func write(line text: String) {
         let line = text + "\n"
-        space.lock()
-        while whenFull == .wait, state.withLock({ $0.lines.count >= capacity && !$0.closed }) { space.wait() }
-        space.unlock()
-        let queued = state.withLock { s -> Bool in
-            guard !s.closed else {
-                if s.abandoned { s.dropped += 1 }
-                return false
-            }
-            guard s.lines.count < capacity || whenFull == .wait else {
-                s.dropped += 1
-                return false
-            }
-            s.lines.append(line)
-            return true
+        condition.lock()
+        defer { condition.unlock() }
+        while whenFull == .wait, state.lines.count >= capacity, !state.closed { condition.wait() }
+        guard !state.closed else {
+            if state.abandoned { state.dropped += 1 }
+            return
         }
-        if queued {
-            wake.lock()
-            wake.signal()
-            wake.unlock()
+        guard state.lines.count < capacity || whenFull == .wait else {
+            state.dropped += 1
+            return
         }
+        state.lines.append(line)
+        condition.broadcast()
     }
 
     /// Writes everything queued, then stops the writer. With `.drop`, a reader that does not catch up within
     /// `timeout` seconds loses what is still queued (counted with the drops); with `.wait`, nothing is given up
     /// unless `abandon()` is called.
     public func close(timeout: Double = 5) {
-        state.withLock { $0.closed = true }
-        wake.lock()
-        wake.signal()
-        wake.unlock()
-        space.lock()
-        space.broadcast()
-        space.unlock()
+        condition.withLock {
+            state.closed = true
+            condition.broadcast()
+        }
         let limit: DispatchTime = whenFull == .wait ? .distantFuture : .now() + timeout
         if finished.wait(timeout: limit) == .timedOut {
             // The reader never caught up: what is still queued is lost as well, and counted with the drops.
-            state.withLock {
-                $0.dropped += $0.lines.count
-                $0.lines.removeAll()
+            condition.withLock {
+                state.dropped += state.lines.count
+                state.lines.removeAll()
             }
         }
     }
@@ -107,49 +99,37 @@ public final class EventWriter: Sendable {
     /// Gives up on a reader that does not read (a second Ctrl-C): what is queued and what comes after is dropped
     /// and counted, and nobody waits for the reader any more.
     public func abandon() {
-        state.withLock {
-            $0.closed = true
-            $0.abandoned = true
-            $0.dropped += $0.lines.count
-            $0.lines.removeAll()
+        condition.withLock {
+            state.closed = true
+            state.abandoned = true
+            state.dropped += state.lines.count
+            state.lines.removeAll()
+            condition.broadcast()
         }
-        space.lock()
-        space.broadcast()
-        space.unlock()
         finished.signal()
     }
 
     private func drain() {
         while true {
-            let (batch, closed, note) = state.withLock { s -> ([String], Bool, String?) in
-                let b = s.lines
-                s.lines.removeAll(keepingCapacity: true)
-                var note: String? = nil
-                if s.dropped > s.reportedDrops {
-                    note =
-                        Event.warning(
-                            message: "events: \(s.dropped - s.reportedDrops) dropped, the reader fell behind",
-                            source: nil
-                        ).jsonLine + "\n"
-                    s.reportedDrops = s.dropped
-                }
-                return (b, s.closed, note)
+            condition.lock()
+            while state.lines.isEmpty && !state.closed { condition.wait() }
+            let batch = state.lines
+            state.lines.removeAll(keepingCapacity: true)
+            var note: String? = nil
+            if state.dropped > state.reportedDrops {
+                note =
+                    Event.warning(
+                        message: "events: \(state.dropped - state.reportedDrops) dropped, the reader fell behind",
+                        source: nil
+                    ).jsonLine + "\n"
+                state.reportedDrops = state.dropped
             }
-            if !batch.isEmpty {
-                // Room again for producers waiting (`.wait`); taken after the state's lock, never inside it.
-                space.lock()
-                space.broadcast()
-                space.unlock()
-            }
+            let closed = state.closed
+            // Room again for producers waiting (`.wait`).
+            if !batch.isEmpty { condition.broadcast() }
+            condition.unlock()
             for line in batch + (note.map { [$0] } ?? []) { writeFully(line) }
             if closed && batch.isEmpty { break }
-            if batch.isEmpty {
-                wake.lock()
-                if state.withLock({ $0.lines.isEmpty && !$0.closed }) {
-                    _ = wake.wait(until: Date(timeIntervalSinceNow: 0.2))
-                }
-                wake.unlock()
-            }
         }
         if ownsDescriptor { Foundation.close(fd) }
         finished.signal()

@@ -40,7 +40,7 @@ public final class ArchiveIndexer: @unchecked Sendable {
     }
 
     private let ledger: ArchiveLedger
-    private let ledgerLock = NSLock()
+    private let ledgerLock = CountedLock()
     private let options: Options
     /// This worker's name in the table: node, process and a random part (two workers of one process differ).
     public let owner: String

@@ -52,7 +52,7 @@ public final class SightingRecorder: @unchecked Sendable {
     /// A new value each run of the source (a restarted stream numbers its tracks from 1 again).
     var run = UUID().uuidString.lowercased()
     private let note: @Sendable (String) -> Void
-    let lock = NSCondition()
+    let lock = CountedCondition()
     /// Sightings in view, by track, and the rows waiting to be written, by track (newest state only).
     private var inView: [Int: Sighting] = [:]
     var pending: [String: Sighting] = [:]

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Sendable: its state is behind a condition's lock.
 public final class PreviewTap: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = CountedCondition()
     private var jpeg: [UInt8]? = nil
     private var generation = 0
     private var watchers = 0

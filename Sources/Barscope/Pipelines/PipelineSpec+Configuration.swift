@@ -100,17 +100,19 @@ extension PipelineSpec {
         if try bool("viewfinder.enabled") == false {
             c.viewfinder = .off
         } else {
-            do {
-                c.viewfinder = try Viewfinder.parse(
-                    aspect: text("viewfinder.aspect-ratio") ?? "4:3", insets: text("viewfinder.insets") ?? "20",
-                    region: text("viewfinder.region"))
-            } catch let e as BarscopeError {
-                // Viewfinder.parse names the value it refused first: "viewfinder '…'", "insets '…'", "region '…'".
-                let key =
-                    e.description.hasPrefix("insets")
-                    ? "insets" : e.description.hasPrefix("region") ? "region" : "aspect-ratio"
-                let origin = values["viewfinder." + key]?.origin ?? "the command line"
-                throw BarscopeError.badValue(Self.located(origin, "viewfinder", key, e.description))
+            // Each value parsed on its own, so that a refusal names its own key.
+            func at<T>(_ key: String, _ parse: () throws -> T) throws -> T {
+                do { return try parse() } catch let e as BarscopeError {
+                    let origin = values["viewfinder." + key]?.origin ?? "the command line"
+                    throw BarscopeError.badValue(Self.located(origin, "viewfinder", key, e.description))
+                }
+            }
+            if let region = text("viewfinder.region"), !region.isEmpty {
+                c.viewfinder = try at("region") { try Viewfinder.parse(aspect: "4:3", region: region) }
+            } else {
+                let insets = try at("insets") { try Viewfinder.parseInsets(text("viewfinder.insets") ?? "20") }
+                let aspect = text("viewfinder.aspect-ratio") ?? "4:3"
+                c.viewfinder = try at("aspect-ratio") { try Viewfinder.parse(aspect: aspect, insets: insets) }
             }
             if let v = try int("viewfinder.preferred-height", min: 1) { c.viewfinder.preferredHeight = Double(v) }
             if let t = text("viewfinder.secondary-aspect-ratio") {
@@ -165,9 +167,10 @@ extension PipelineSpec {
             }
         }
         if let path = text("record.path") {
+            let segmentSeconds = try int("record.segment-seconds", min: 1)
             do {
-                c.recording = try Recording(path: path, segmentSeconds: try int("record.segment-seconds", min: 1))
-            } catch let e as BarscopeError where !e.description.contains("[record]") {
+                c.recording = try Recording(path: path, segmentSeconds: segmentSeconds)
+            } catch let e as BarscopeError {
                 throw BarscopeError.badValue(
                     Self.located(values["record.path"]!.origin, "record", "path", e.description))
             }

@@ -7,7 +7,7 @@ final class SinkQueue: @unchecked Sendable {
     let spool: Spool
     let counters = Locked(PublishCounters())
     private let inbox = Locked<[(instance: String, seq: Int, payload: String)]>([])
-    private let wake = NSCondition()
+    private let wake = CountedCondition()
     /// Under `wake`: a poke not yet waited for.
     private var poked = false
     private let stopRequested = Locked(false)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Every frame of a run, by its number: given once at the tee (where the number is attached to the buffer as a
 /// meta and travels with it down both branches), with its pts, arrival time and viewfinder stamp; later its
@@ -9,7 +10,7 @@ import Foundation
 /// scanner's delivering frame N (or the overlay's drawing it) means every earlier frame is done on that side, scanned
 /// or dropped. No size limit and no pruning by guesswork.
 ///
-/// Sendable: all state is guarded by `condition`.
+/// Sendable: all state is guarded by `condition`, but for the time of the last move, an atomic.
 final class FrameLedger: @unchecked Sendable {
     struct Entry {
         var ptsNs: UInt64?
@@ -35,7 +36,7 @@ final class FrameLedger: @unchecked Sendable {
         var isEmpty: Bool { tracks.isEmpty && names.isEmpty }
     }
 
-    private let condition = NSCondition()
+    private let condition = CountedCondition()
     private var entries: [Int: Entry] = [:]
     private var lowest = 0
     private var next = 0
@@ -50,7 +51,10 @@ final class FrameLedger: @unchecked Sendable {
     /// Frames that left the ledger without being scanned (a live source's scanner took a newer one).
     private var skipped = 0
     private var lastArrival = ContinuousClock.now
-    private var lastMove = ContinuousClock.now
+    /// When anything last moved downstream, in nanoseconds after `origin`: an atomic, so that the encoder's every
+    /// buffer (`moved()`) takes no lock.
+    private let origin = ContinuousClock.now
+    private let lastMoveNs = Atomic<Int64>(0)
     private var lastScan = ContinuousClock.now
 
     /// Files: the overlay waits for its own frame's results. Live: it draws the newest.
@@ -85,12 +89,18 @@ final class FrameLedger: @unchecked Sendable {
     var admitted: Int { locked { next } }
     /// When the last frame reached the tee, and when anything last moved downstream (scanned, drawn, encoded).
     var clocks: (arrival: ContinuousClock.Instant, move: ContinuousClock.Instant, scan: ContinuousClock.Instant) {
-        locked { (lastArrival, lastMove, lastScan) }
+        let move = origin + .nanoseconds(lastMoveNs.load(ordering: .relaxed))
+        return locked { (lastArrival, move, lastScan) }
     }
 
     /// Something moved downstream (the recording's encoder gave a buffer): a stop that waits for the end of stream
     /// is still getting somewhere.
-    func moved() { locked { lastMove = ContinuousClock.now } }
+    func moved() { noteMove(ContinuousClock.now) }
+
+    private func noteMove(_ at: ContinuousClock.Instant) {
+        let (seconds, atto) = (at - origin).components
+        lastMoveNs.store(seconds * 1_000_000_000 + atto / 1_000_000_000, ordering: .relaxed)
+    }
 
     func stamp(of frame: Int) -> RegionTimeline.Stamp? { locked { entries[frame]?.stamp } }
 
@@ -101,8 +111,8 @@ final class FrameLedger: @unchecked Sendable {
         -> ContinuousClock.Instant?
     {
         locked {
-            lastMove = ContinuousClock.now
-            lastScan = lastMove
+            lastScan = ContinuousClock.now
+            noteMove(lastScan)
             latest = detections
             scannedThrough = max(scannedThrough, frame)
             let arrival = entries[frame]?.arrival
@@ -132,7 +142,7 @@ final class FrameLedger: @unchecked Sendable {
     ) {
         locked {
             defer {
-                lastMove = ContinuousClock.now
+                noteMove(ContinuousClock.now)
                 drawnThrough = max(drawnThrough, frame)
                 prune()
             }

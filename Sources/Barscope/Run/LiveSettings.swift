@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the user set that may change while playing (viewfinder, decoder, engine, overlay style): the one home of
 /// these settings for a controller and every run it starts, restarts included.
 ///
@@ -5,7 +7,8 @@
 /// per-frame paths compare instead of copying (a worker rebuilds its reader, the overlay its renderer, the region
 /// timeline its region, only when their part's generation moved).
 ///
-/// Sendable: everything is behind one lock.
+/// Sendable: the values are behind one lock; each part's generation is also kept in an atomic, which the per-frame
+/// paths read without the lock (the value changes under the lock first, then its generation moves).
 public final class LiveSettings: Sendable {
     public struct Values: Sendable, Equatable {
         public var viewfinder: Viewfinder
@@ -20,21 +23,25 @@ public final class LiveSettings: Sendable {
     }
 
     private let state: Locked<Values>
+    private let viewfinderMoves = Atomic<Int>(0)
+    private let decoderMoves = Atomic<Int>(0)
+    private let styleMoves = Atomic<Int>(0)
 
     public init(_ c: RunConfiguration) {
         state = Locked(Values(viewfinder: c.viewfinder, scanner: c.scanner, engine: c.engine, style: c.style))
     }
 
     public var values: Values { state.withLock { $0 } }
-    var viewfinderGeneration: Int { state.withLock { $0.viewfinderGeneration } }
-    var decoderGeneration: Int { state.withLock { $0.decoderGeneration } }
-    var styleGeneration: Int { state.withLock { $0.styleGeneration } }
+    var viewfinderGeneration: Int { viewfinderMoves.load(ordering: .acquiring) }
+    var decoderGeneration: Int { decoderMoves.load(ordering: .acquiring) }
+    var styleGeneration: Int { styleMoves.load(ordering: .acquiring) }
 
     public func setViewfinder(_ viewfinder: Viewfinder, animationFrames: Int = 0) {
         state.withLock { s in
             s.viewfinder = viewfinder
             s.viewfinderAnimation = max(0, animationFrames)
             s.viewfinderGeneration += 1
+            viewfinderMoves.store(s.viewfinderGeneration, ordering: .releasing)
         }
     }
 
@@ -44,6 +51,7 @@ public final class LiveSettings: Sendable {
             if let settings { s.scanner = settings }
             if let engine { s.engine = engine }
             s.decoderGeneration += 1
+            decoderMoves.store(s.decoderGeneration, ordering: .releasing)
         }
     }
 
@@ -51,6 +59,7 @@ public final class LiveSettings: Sendable {
         state.withLock { s in
             s.style = style
             s.styleGeneration += 1
+            styleMoves.store(s.styleGeneration, ordering: .releasing)
         }
     }
 
@@ -62,6 +71,7 @@ public final class LiveSettings: Sendable {
             try change(&style)
             s.style = style
             s.styleGeneration += 1
+            styleMoves.store(s.styleGeneration, ordering: .releasing)
         }
     }
 

@@ -66,14 +66,11 @@ final class OverlayStage: @unchecked Sendable {
                     message: "the scanner fell 10 s behind the overlay; drawing without results", source: "overlay"))
         }
         let shown = found ?? []
-        let drawnFrames = parts.metrics.drawn.withLock { d -> Int in
-            d += 1
-            return d
-        }
+        let drawnFrames = parts.metrics.drawn.add(1, ordering: .relaxed).newValue
         let seconds = Date().timeIntervalSince(parts.metrics.started)
         let status = String(
             format: "barscope  frame %d  ·  %d in view  ·  %d seen  ·  %.1f frames/s", drawnFrames - 1, shown.count,
-            parts.metrics.counts.codes, seconds > 0 ? Double(drawnFrames) / seconds : 0)
+            parts.metrics.codes, seconds > 0 ? Double(drawnFrames) / seconds : 0)
         if parts.settings.styleGeneration != styleGeneration {
             let v = parts.settings.values
             styleGeneration = v.styleGeneration

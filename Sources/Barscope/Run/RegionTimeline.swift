@@ -1,10 +1,16 @@
+import CBarscope
+import CGStreamer
+import Synchronization
+
 /// The viewfinder region of every frame, decided once where the stream splits (the tee), so that the crop, the
 /// scanner's mapping back to full-frame pixels and the overlay use the same rectangle for the same frame, also
 /// while the viewfinder changes during play (at once, or moving smoothly over a few frames). The stamp travels in
 /// the frame's ledger entry; this keeps only the region of the moment.
 ///
-/// Sendable: all state is behind one lock.
-final class RegionTimeline: Sendable {
+/// Sendable: all state is behind one lock (its generation also in an atomic, to look at without it), but for
+/// `steady`, which only the tee's streaming thread touches (`stampNext` and `setFrame` are called from the tee's
+/// sink pad, for its buffers and its caps, in stream order).
+final class RegionTimeline: @unchecked Sendable {
     /// What one frame was given: its size, its region (nil = the whole frame) and the dashed secondary region
     /// inside it.
     struct Stamp: Equatable, Sendable {
@@ -39,11 +45,17 @@ final class RegionTimeline: Sendable {
 
     private let settings: LiveSettings
     private let state: Locked<State>
+    /// `State.generation`, readable without the lock (written under it).
+    private let seenGeneration: Atomic<Int>
+    /// The stamp every frame gets until the viewfinder or the frame's size changes (nil while a change or an
+    /// animation is under way): a frame in a steady stream is stamped without the lock.
+    private var steady: Stamp? = nil
 
     init(settings: LiveSettings) {
         self.settings = settings
         let v = settings.values
         state = Locked(State(viewfinder: v.viewfinder, generation: v.viewfinderGeneration))
+        seenGeneration = Atomic(v.viewfinderGeneration)
     }
 
     var viewfinder: Viewfinder { state.withLock { $0.viewfinder } }
@@ -61,12 +73,14 @@ final class RegionTimeline: Sendable {
     /// The stream's size is known or has changed (caps): the region follows it at once.
     /// - Returns: nil when the viewfinder has no region in a frame of this size.
     func setFrame(_ size: Size) -> Stamp? {
+        steady = nil
         let v = settings.values
         return state.withLock { s in
             s.frame = size
             s.animation = nil
             s.viewfinder = v.viewfinder
             s.generation = v.viewfinderGeneration
+            seenGeneration.store(s.generation, ordering: .relaxed)
             let region = s.viewfinder.region(in: size)
             if s.viewfinder.enabled && region == nil { return nil }
             s.current = Self.stamp(region, s.viewfinder, size)
@@ -77,14 +91,18 @@ final class RegionTimeline: Sendable {
     /// One frame reaches the tee: the region it gets (a change set since the last frame starts here).
     /// - Returns: its stamp, and whether a change (or a new frame size) took effect on it.
     func stampNext() -> (Stamp, changed: Bool) {
+        // The settings' values (a lock of their own) only when the viewfinder changed: its generation is atomic.
         let generation = settings.viewfinderGeneration
-        let change = state.withLock { $0.generation } != generation ? settings.values : nil
-        return state.withLock { s in
+        let moved = seenGeneration.load(ordering: .relaxed) != generation
+        if let steady, !moved { return (steady, false) }
+        let change = moved ? settings.values : nil
+        let (stamp, changed, settled) = state.withLock { s -> (Stamp, Bool, Bool) in
             var changed = false
             // The stream's size changed since the last frame (new caps): the region followed it.
             if let last = s.lastStamped, last != s.current.frame { changed = true }
             if let v = change, let frame = s.frame, v.viewfinderGeneration != s.generation {
                 s.generation = v.viewfinderGeneration
+                seenGeneration.store(s.generation, ordering: .relaxed)
                 s.viewfinder = v.viewfinder
                 let target = v.viewfinder.region(in: frame)
                 if v.viewfinderAnimation > 1 {
@@ -107,8 +125,10 @@ final class RegionTimeline: Sendable {
                 if done { changed = true }
             }
             s.lastStamped = s.current.frame
-            return (s.current, changed)
+            return (s.current, changed, s.animation == nil && s.frame != nil)
         }
+        steady = settled ? stamp : nil
+        return (stamp, changed)
     }
 
     private static func stamp(_ region: PixelRect?, _ viewfinder: Viewfinder, _ frame: Size) -> Stamp {
@@ -136,5 +156,36 @@ extension PixelRect {
         let x1 = mix(maxX, other.maxX)
         let y1 = mix(maxY, other.maxY)
         return PixelRect(x: x0, y: y0, width: max(2, x1 - x0), height: max(2, y1 - y0))
+    }
+}
+
+/// The stamp travels with its frame's buffer (`bs_buffer_set_region`): the crop and the scanner read it there, with
+/// no lookup and no lock. The secondary rectangle stays in the ledger (only the overlay draws it).
+extension RegionTimeline.Stamp {
+    /// No region (the whole frame): a value no packed region has (its x would be 65535), and not
+    /// `GST_CLOCK_TIME_NONE`, which the meta refuses as a timestamp.
+    static let noRegion: UInt64 = .max - 1
+
+    func attach(to buffer: UnsafeMutablePointer<GstBuffer>) {
+        let region = self.region.map { r -> UInt64 in
+            [r.x, r.y, r.width, r.height].reduce(UInt64(0)) { $0 << 16 | UInt64(UInt16(clamping: $1)) }
+        }
+        let frame = self.frame.map { UInt64(UInt32(clamping: $0.width)) << 32 | UInt64(UInt32(clamping: $0.height)) }
+        bs_buffer_set_region(buffer, guint64(region ?? Self.noRegion), guint64(frame ?? .max))
+    }
+
+    /// The stamp a buffer carries (its secondary rectangle left out); nil when it carries none.
+    init?(buffer: UnsafeMutablePointer<GstBuffer>) {
+        var packedRegion: guint64 = 0
+        var packedFrame: guint64 = 0
+        guard bs_buffer_region(buffer, &packedRegion, &packedFrame) != 0 else { return nil }
+        let region = UInt64(packedRegion)
+        let frame = UInt64(packedFrame)
+        self.init()
+        if frame != .max { self.frame = Size(width: Int(frame >> 32), height: Int(frame & 0xFFFF_FFFF)) }
+        if region != Self.noRegion {
+            let f = (0..<4).map { Int((region >> UInt64(48 - 16 * $0)) & 0xFFFF) }
+            self.region = PixelRect(x: f[0], y: f[1], width: f[2], height: f[3])
+        }
     }
 }

@@ -45,6 +45,8 @@ struct RunLoop: Sendable {
     }
 
     enum Action: Equatable, Sendable {
+        /// The pipeline reached a state: the controller is told, and a `state` event emitted.
+        case reached(PipelineState)
         case setPlaying
         case setPaused
         case sendEOS
@@ -144,8 +146,8 @@ struct RunLoop: Sendable {
             phase = .done
             return [.fail(e)]
         case .warning(let m, let s): return [.emit(.warning(message: m, source: s))]
-        case .playing: return [.emit(.state("playing"))]
-        case .paused: return [.emit(.state("paused"))]
+        case .playing: return [.reached(.playing)]
+        case .paused: return [.reached(.paused)]
         case .damage:
             // The user's end of stream is not damage to skip.
             if case .finishing = phase { return [] }

@@ -1,19 +1,26 @@
 import Foundation
+import Synchronization
 
 /// A run's counters: frames scanned, codes seen, the last frame's pts, frames drawn, and the latency from a frame's
 /// arrival at the tee to its results being handed to the event stream (the last 8192 frames).
 ///
-/// Its own lock, taken last and for bookkeeping only: `progress` may be read from an event observer at any time.
-final class RunMetrics: Sendable {
-    private struct State {
-        var framesScanned = 0
-        var codes = 0
-        var lastPts: UInt64? = nil
-        var samplesMs: [Double] = []
-        var nextSample = 0
-    }
-    private let state = Locked(State())
-    let drawn = Locked(0)
+/// A frame takes no lock here: the counters are atomics, and the latencies wait in `pending` until 16 have come,
+/// then go to the samples and the controller's histogram in one hold of each lock. `progress` may be read from an
+/// event observer at any time (its latencies are at most 15 frames old).
+///
+/// Sendable: the counters are atomics and the samples behind a lock; `pending` is touched only by `scanned`, which
+/// the scan stage calls from its delivery (under its sequencer's lock, one frame at a time), and by `flush()`
+/// after the scanning threads have ended.
+final class RunMetrics: @unchecked Sendable {
+    private let framesScanned = Atomic<Int>(0)
+    private let codesSeen = Atomic<Int>(0)
+    /// The last frame's pts (`UInt64.max`: none).
+    private let lastPts = Atomic<UInt64>(.max)
+    private let samples = Locked((ms: [Double](), next: 0))
+    private var pending: [Double] = []
+    /// Frames drawn: the overlay counts them, without a lock.
+    let drawn = Atomic<Int>(0)
+    var codes: Int { codesSeen.load(ordering: .relaxed) }
     let started = Date()
     /// The controller's histogram of latencies, across its runs (nil: not kept).
     let histogram: LatencyHistogram?
@@ -21,29 +28,43 @@ final class RunMetrics: Sendable {
     init(histogram: LatencyHistogram? = nil) { self.histogram = histogram }
 
     func scanned(ptsNs: UInt64?, codes: Int, latency: Duration?) {
-        state.withLock { s in
-            s.framesScanned += 1
-            s.codes = codes
-            s.lastPts = ptsNs
-            guard let latency else { return }
-            let ms = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
-            histogram?.add(seconds: ms / 1000)
-            if s.samplesMs.count < 8192 {
-                s.samplesMs.append(ms)
-            } else {
-                s.samplesMs[s.nextSample % 8192] = ms
+        framesScanned.add(1, ordering: .relaxed)
+        codesSeen.store(codes, ordering: .relaxed)
+        lastPts.store(ptsNs ?? .max, ordering: .relaxed)
+        guard let latency else { return }
+        pending.append(Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15)
+        if pending.count >= Self.batch { flush() }
+    }
+
+    /// Latencies kept this many at a time.
+    static let batch = 16
+
+    /// The latencies waiting go to the samples and the histogram (by `scanned`, and at the run's end).
+    func flush() {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = []
+        samples.withLock { s in
+            for ms in batch {
+                if s.ms.count < 8192 {
+                    s.ms.append(ms)
+                } else {
+                    s.ms[s.next % 8192] = ms
+                }
+                s.next += 1
             }
-            s.nextSample += 1
         }
+        histogram?.add(seconds: batch.map { $0 / 1000 })
     }
 
     var counts: (frames: Int, codes: Int, lastPts: UInt64?) {
-        state.withLock { ($0.framesScanned, $0.codes, $0.lastPts) }
+        let pts = lastPts.load(ordering: .relaxed)
+        return (framesScanned.load(ordering: .relaxed), codes, pts == .max ? nil : pts)
     }
 
     /// Median and 95th percentile of arrival-to-results time.
     func latencyPercentiles() -> (p50: Double, p95: Double)? {
-        let samples = state.withLock { s in s.samplesMs.unshared }.sorted()
+        let samples = samples.withLock { s in s.ms.unshared }.sorted()
         guard !samples.isEmpty else { return nil }
         func pick(_ q: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
         return (pick(0.5), pick(0.95))
@@ -93,11 +114,13 @@ public final class LatencyHistogram: Sendable {
 
     public init() {}
 
-    func add(seconds: Double) {
+    func add(seconds: [Double]) {
         state.withLock { s in
-            for (i, b) in Self.bounds.enumerated() where seconds <= b { s.buckets[i] += 1 }
-            s.count += 1
-            s.sum += seconds
+            for x in seconds {
+                for (i, b) in Self.bounds.enumerated() where x <= b { s.buckets[i] += 1 }
+                s.count += 1
+                s.sum += x
+            }
         }
     }
 

@@ -146,18 +146,19 @@ public final class ScanLane: @unchecked Sendable {
         return now - oldest > .seconds(ScanPool.stallSeconds)
     }
 
-    /// A worker's reader for this lane: an idle one made for the current settings, or a new one.
-    func reader() -> Reader {
+    /// An idle reader made for the current settings, if there is one (under `pool.condition`; the generation is
+    /// an atomic read).
+    func idleReader() -> Reader? {
         let now = generation()
-        let c = pool.condition
-        c.lock()
         while let r = idle.popLast() {
-            if r.generation == now {
-                c.unlock()
-                return r
-            }
+            if r.generation == now { return r }
         }
-        c.unlock()
+        return nil
+    }
+
+    /// A new reader for the current settings (outside the pool's lock: making one loads ZBar and zxing-cpp).
+    func newReader() -> Reader {
+        let now = generation()
         return Reader(generation: now, reader: makeReader())
     }
 }

@@ -32,6 +32,8 @@ public final class ScanPool: @unchecked Sendable {
         public let sample: OpaquePointer
         /// When it was handed over (a live lane bounds how long it waits).
         var arrived = ContinuousClock.now
+        /// The frame's viewfinder stamp, as its buffer carries it (nil: the whole frame).
+        var stamp: RegionTimeline.Stamp? = nil
         public init(frame: Int, ptsNs: UInt64?, sample: OpaquePointer) {
             self.frame = frame
             self.ptsNs = ptsNs
@@ -49,7 +51,7 @@ public final class ScanPool: @unchecked Sendable {
     }
 
     public let workers: Int
-    let condition = NSCondition()
+    let condition = CountedCondition()
     private var lanes: [ScanLane] = []
     private var cursor = 0
     private var running = 0
@@ -119,11 +121,13 @@ public final class ScanPool: @unchecked Sendable {
         threadNumber += 1
         condition.unlock()
         let thread = Thread { [self] in
-            while case (let lane, let job, let started)? = next() {
-                let reader = lane.reader()
+            // A frame's end and the taking of the next are one hold of the pool's lock.
+            var done: Finished? = nil
+            while case (let lane, let job, let started, let idle)? = next(after: done) {
+                let reader = idle ?? lane.newReader()
                 lane.process(reader.reader, job)
                 gst_sample_unref(job.sample)
-                finished(lane, reader, since: started)
+                done = Finished(lane: lane, reader: reader, started: started)
             }
         }
         thread.name = "barscope-scan-\(n)"
@@ -141,13 +145,14 @@ public final class ScanPool: @unchecked Sendable {
     /// spare): any lane under its own limit that is not stalled, so that one stream alone may use every core.
     /// While another stream has handed over a frame in the last second, no stream holds more than all workers but
     /// one: a scan that hangs can never take the whole pool.
-    private func next() -> (ScanLane, Job, ContinuousClock.Instant)? {
+    private func next(after done: Finished?) -> (ScanLane, Job, ContinuousClock.Instant, ScanLane.Reader?)? {
         var shed: [OpaquePointer] = []
         condition.lock()
         defer {
             condition.unlock()
             shed.forEach { gst_sample_unref($0) }
         }
+        if let done { finished(done) }
         while true {
             if lanes.isEmpty {
                 running -= 1
@@ -187,7 +192,7 @@ public final class ScanPool: @unchecked Sendable {
                     lane.started.append(now)
                     busy += 1
                     condition.broadcast()
-                    return (lane, job, now)
+                    return (lane, job, now, lane.idleReader())
                 }
             }
             if heldByStall {
@@ -199,17 +204,24 @@ public final class ScanPool: @unchecked Sendable {
         }
     }
 
-    private func finished(_ lane: ScanLane, _ reader: ScanLane.Reader, since started: ContinuousClock.Instant) {
+    /// A frame a worker finished scanning, with the reader it used.
+    private struct Finished {
+        let lane: ScanLane
+        let reader: ScanLane.Reader
+        let started: ContinuousClock.Instant
+    }
+
+    /// Under `condition`.
+    private func finished(_ done: Finished) {
         let now = ContinuousClock.now
-        condition.lock()
+        let lane = done.lane
         busy -= 1
         lane.inFlight -= 1
-        if let i = lane.started.firstIndex(of: started) { lane.started.remove(at: i) }
+        if let i = lane.started.firstIndex(of: done.started) { lane.started.remove(at: i) }
         lane.scanned += 1
-        lane.idle.append(reader)
-        meter.add(started, now)
-        lane.meter.add(started, now)
+        lane.idle.append(done.reader)
+        meter.add(done.started, now)
+        lane.meter.add(done.started, now)
         condition.broadcast()
-        condition.unlock()
     }
 }

@@ -34,7 +34,9 @@ final class ScanRun: Sendable {
 
     /// - Parameters:
     ///   - settings: the live settings (the controller's, shared by every run it starts).
+    ///   - reached: told each state the pipeline reaches, before its `state` event is emitted.
     ///   - emit: called for every event; must only queue it (an `EventOutbox`), as it is called under locks.
+    private let reached: @Sendable (PipelineState) -> Void
     private let histogram: LatencyHistogram?
     private let totals: RunTotals?
     private let waitForRoom: @Sendable () -> Void
@@ -43,8 +45,9 @@ final class ScanRun: Sendable {
     init(
         configuration: RunConfiguration, settings: LiveSettings, histogram: LatencyHistogram? = nil,
         totals: RunTotals? = nil, cycles: CycleDesk? = nil, waitForRoom: @escaping @Sendable () -> Void = {},
-        emit: @escaping @Sendable (Event) -> Void
+        reached: @escaping @Sendable (PipelineState) -> Void = { _ in }, emit: @escaping @Sendable (Event) -> Void
     ) {
+        self.reached = reached
         self.waitForRoom = waitForRoom
         self.configuration = configuration
         self.settings = settings
@@ -173,6 +176,7 @@ final class ScanRun: Sendable {
             scanStage.stop()
             snapshots?.finish()
             ledger.settle()
+            metrics.flush()
             teeStage.detach()
             totals?.end()
             active.withLock { $0 = nil }
@@ -220,6 +224,7 @@ final class ScanRun: Sendable {
         // Every streaming and scanning thread has stopped: a frame never scanned is a frame dropped.
         ledger.settle()
         let (frames, codes, unreported) = scanStage.finish()
+        metrics.flush()
         let latency = metrics.latencyPercentiles()
         emit(
             .eos(
@@ -282,6 +287,9 @@ final class ScanRun: Sendable {
                     pipeline.sendEOS()
                 case .seekPastDamage: wired.skipDamage?.seek()
                 case .emit(let e): emit(e)
+                case .reached(let state):
+                    reached(state)
+                    emit(.state(state.rawValue))
                 case .finish: return true
                 case .fail(let e): throw e
                 case .reopen: throw Reopen()

@@ -8,8 +8,8 @@ import Synchronization
 /// last seen), and one sequencer puts the results back in frame order through the tracker and the duplicate filter
 /// before they go to the event stream, the ledger (for the overlay) and the metrics.
 ///
-/// Sendable: the pool, the sequencer and the counters are behind locks or atomics; `prerolled` and `submitted` are
-/// touched by appsink's streaming thread only.
+/// Sendable: the pool, the sequencer and the counters are behind locks or atomics (the lane is set once);
+/// `prerolled` is touched by appsink's streaming thread only.
 final class ScanStage: @unchecked Sendable {
     let parts: RunParts
     /// The payload: the frame's view signature when read cycles open on motion.
@@ -41,8 +41,11 @@ final class ScanStage: @unchecked Sendable {
     let searchBeforeCut = Atomic<Int>(-1)
     /// Live streams started in this process: each takes the next phase.
     private static let liveStreams = Atomic<Int>(0)
-    /// This run's place in the process's scanning pool (from `start()` to `stop()`).
-    private let lane = Locked<ScanLane?>(nil)
+    /// This run's place in the process's scanning pool, set once by `start()` (read on every frame without a lock);
+    /// `left` after `stop()`.
+    private let joined = AtomicLazyReference<ScanLane>()
+    private let left = Atomic<Bool>(false)
+    private var lane: ScanLane? { left.load(ordering: .acquiring) ? nil : joined.load() }
     /// The frame scanned at preroll, which appsink renders again as its first sample (streaming thread only).
     private var prerolled: Int? = nil
 
@@ -84,26 +87,23 @@ final class ScanStage: @unchecked Sendable {
                     hardCodeMemory: memory)
             }
         ) { [weak self] scanner, job in self?.scan(job, with: scanner) }
-        lane.withLock { $0 = l }
+        _ = joined.storeIfNil(l)
     }
 
     /// Finishes the frames handed over, leaves the pool. Safe to call more than once, or without `start()`.
     func stop() {
         searches.end()
         known?.end()
-        let l = lane.withLock { l -> ScanLane? in
-            defer { l = nil }
-            return l
-        }
-        l?.close()
+        guard !left.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        joined.load()?.close()
     }
 
     /// Every frame handed over has been scanned and delivered (appsink's end of stream).
-    func waitIdle() { lane.withLock { $0 }?.waitIdle() }
+    func waitIdle() { lane?.waitIdle() }
 
     /// The lane's counts (nil before `start()` and after `stop()`).
     var laneCounts: (submitted: Int, dropped: Int, scanned: Int, waiting: Int, busyShare: Double)? {
-        lane.withLock { $0 }?.counts
+        lane?.counts
     }
 
     /// appsink's streaming thread: hands the frame to the pool (a file's waits for room; a live one's never
@@ -120,21 +120,23 @@ final class ScanStage: @unchecked Sendable {
             gst_sample_unref(sample)
             return
         }
-        guard let lane = lane.withLock({ $0 }) else {
+        guard let lane else {
             gst_sample_unref(sample)
             return
         }
         // Back-pressure from the events' reader lands here, on a thread that holds no lock.
         parts.waitForRoom()
         let raw = buffer.map { bs_buffer_pts($0) } ?? .max
-        lane.submit(ScanPool.Job(frame: frame, ptsNs: raw == .max ? nil : UInt64(raw), sample: sample))
+        var job = ScanPool.Job(frame: frame, ptsNs: raw == .max ? nil : UInt64(raw), sample: sample)
+        job.stamp = buffer.flatMap { RegionTimeline.Stamp(buffer: $0) }
+        lane.submit(job)
     }
 
     /// A scanning worker: scan, then deliver every frame that is ready, in order.
     private func scan(_ job: ScanPool.Job, with scanner: BarcodeReader) {
         // The scanned area (the viewfinder grown by its codes' quiet zones); `deliver` keeps the reads wholly in the
         // viewfinder itself.
-        let region = parts.ledger.stamp(of: job.frame)?.scanArea
+        let region = job.stamp?.scanArea
         let motion = parts.configuration.cycles.motion
         let c = parts.configuration
         let interval = max(1, c.trackedInterval)
@@ -148,9 +150,9 @@ final class ScanStage: @unchecked Sendable {
         let (detections, view) =
             withLumaPlane(of: job.sample) { luma, _ -> ([Detection], [UInt8]?) in
                 let view = motion ? ViewActivity.signature(luma) : nil
-                var (found, gone) = read(luma, job, region, scanner)
+                var (found, gone, searchDone) = read(luma, job, region, scanner)
                 guard shadow else { return (found, view) }
-                if let result = searches.searchResult(search) {
+                if let result = searchDone {
                     found += catchUp(
                         luma, found, gone: gone, result, sequence: job.sequence, since: job.sequence - search, region,
                         scanner)
@@ -177,7 +179,7 @@ final class ScanStage: @unchecked Sendable {
                 catchUp(
                     LumaImage(base: raw.baseAddress!, width: h.width, height: h.height, stride: h.width), h.found,
                     gone: h.gone, detections, sequence: h.job.sequence, since: h.job.sequence - search,
-                    parts.ledger.stamp(of: h.job.frame)?.scanArea,
+                    h.job.stamp?.scanArea,
                     scanner)
             }
             deliver(h.job, h.found + extra, h.view)
@@ -226,7 +228,7 @@ final class ScanStage: @unchecked Sendable {
     private func deliver(_ job: ScanPool.Job, _ found: [Detection], _ view: [UInt8]?) {
         known?.record(job.sequence, found)
         // Read in the scanned area; reported only wholly inside the viewfinder.
-        let viewfinder = parts.ledger.stamp(of: job.frame)?.region
+        let viewfinder = job.stamp?.region
         let detections =
             viewfinder.map { v in
                 found.compactMap { d -> Detection? in

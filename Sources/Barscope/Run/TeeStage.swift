@@ -61,6 +61,7 @@ final class TeeStage: @unchecked Sendable {
             let (stamp, changed) = timeline.stampNext()
             let frame = ledger.admit(ptsNs: pts, stamp: stamp)
             bs_buffer_set_frame_number(buffer, guint64(frame))
+            stamp.attach(to: buffer)
             // Cycle commands given since the last frame take effect at this one's stream time.
             cycles.stamp(frame: frame)
             if changed { emit(.viewfinder(frame: frame, ptsNs: pts, region: stamp.region)) }
@@ -89,8 +90,7 @@ final class TeeStage: @unchecked Sendable {
     /// basetransform renegotiates before transforming it, so the change takes effect on that very buffer.
     private func cropFor(_ info: UnsafeMutablePointer<GstPadProbeInfo>) {
         guard let buffer = bs_probe_buffer(info) else { return }
-        let n = bs_buffer_frame_number(buffer)
-        guard n >= 0, let stamp = ledger.stamp(of: Int(n)), let frame = stamp.frame else { return }
+        guard let stamp = RegionTimeline.Stamp(buffer: buffer), let frame = stamp.frame else { return }
         let r = stamp.scanArea ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
         // The right and bottom margins follow from the rectangle and the frame.
         let margins = PixelRect(x: r.x, y: r.y, width: frame.width - r.maxX, height: frame.height - r.maxY)

@@ -258,7 +258,7 @@ public final class ScanService: @unchecked Sendable {
         group.wait()
     }
 
-    private let persisting = NSLock()
+    private let persisting = CountedLock()
     private var stopping = false
 
     /// The instances still running, written whole to a temporary file and renamed over the state file.

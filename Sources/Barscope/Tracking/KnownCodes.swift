@@ -12,7 +12,7 @@ import Foundation
 /// number of threads, gives the same events. A live stream's frames never wait: they use what has been recorded.
 final class KnownCodes: @unchecked Sendable {
     // Sendable: every field is guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = CountedCondition()
     struct Code: Equatable {
         let type: String
         let data: String

@@ -163,7 +163,7 @@ enum TrackedRegions {
 /// before the frames after it, so that cannot deadlock.
 final class SearchBoard: @unchecked Sendable {
     // Sendable: every field is guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = CountedCondition()
     private struct Sighting {
         var sequence: Int
         var detection: Detection
@@ -183,7 +183,10 @@ final class SearchBoard: @unchecked Sendable {
     init(forgetAfter: Int = 8) { self.forgetAfter = forgetAfter }
 
     /// One frame's results (`search`: a full search, which may add codes; a rescan only updates known ones).
-    func publish(_ sequence: Int, _ detections: [Detection], search: Bool) {
+    /// - Returns: the results of the search on frame `resultOf`, if it has published them (a frame between
+    ///   searches asks in the same hold of the lock).
+    @discardableResult
+    func publish(_ sequence: Int, _ detections: [Detection], search: Bool, resultOf: Int? = nil) -> [Detection]? {
         condition.lock()
         defer {
             condition.broadcast()
@@ -207,6 +210,7 @@ final class SearchBoard: @unchecked Sendable {
             }
         }
         codes.removeAll { sequence - $0.sequence > forgetAfter }
+        return resultOf.flatMap { searchResults[$0] }
     }
 
     /// A frame rescanned while the search it follows was still running: its results and a copy of its luma
@@ -221,13 +225,6 @@ final class SearchBoard: @unchecked Sendable {
         var width: Int
         var height: Int
         var view: [UInt8]?
-    }
-
-    /// Whether the search on frame `search` has published its results, and what they were.
-    func searchResult(_ search: Int) -> [Detection]? {
-        condition.lock()
-        defer { condition.unlock() }
-        return searchResults[search]
     }
 
     /// Holds a rescanned frame until the search on frame `search` publishes, unless it has by now: then its

@@ -112,6 +112,10 @@ gint bs_video_decoder_threads(GstElement *bin);
 void bs_buffer_set_frame_number(GstBuffer *b, guint64 number);
 /// The number set where the stream split, or -1 when the buffer carries none.
 gint64 bs_buffer_frame_number(GstBuffer *b);
+// The frame's viewfinder region and size, packed (four 16-bit fields, and two 32-bit ones), in a second reference
+// timestamp meta: the crop and the scanner read their frame's region from the buffer, with no lookup.
+void bs_buffer_set_region(GstBuffer *b, guint64 region, guint64 frame);
+gboolean bs_buffer_region(GstBuffer *b, guint64 *region, guint64 *frame);
 // GST_BUFFER_FLAG_IS_SET and gst_buffer_is_writable are macros: whether a frame may be drawn on in place.
 static inline gboolean bs_buffer_is_writable(GstBuffer *b) { return gst_buffer_is_writable(b); }
 static inline gboolean bs_memory_is_writable(GstBuffer *b) {
