@@ -151,7 +151,7 @@ public final class CycleDesk: Sendable {
     // MARK: readers
 
     /// Cycles closed since start, by result.
-    public var counts: [CycleResult.Outcome: Int] { state.withLock { $0.counts } }
+    public var counts: [CycleResult.Outcome: Int] { state.withLock { $0.counts.unshared } }
 
     /// What the overlay shows: the open cycle's label (nil label: an open cycle without one), and the last result
     /// for a second after it closed.

@@ -20,7 +20,7 @@ extension ScanStage {
                 known.recent(before: job.sequence), missingFrom: found, in: luma, mapping: mapping, viewfinder: region)
             return (all, [], nil)
         }
-        if search(for: job.sequence, interval: max(1, c.trackedInterval)) == job.sequence {
+        if policy.isSearch(job.sequence) {
             let found = trackedSearch(luma, sequence: job.sequence, mapping: mapping, region: region, with: scanner)
             searches.publish(job.sequence, found, search: true)
             return (found, [], nil)
@@ -29,15 +29,15 @@ extension ScanStage {
         // earlier frames the workers have finished.
         let expected = searches.predicted(for: job.sequence)
         let (found, cut) = follow(expected, in: luma, sequence: job.sequence, mapping: mapping, region: region, scanner)
-        let searchBefore = search(for: job.sequence, interval: max(1, c.trackedInterval))
+        let searchBefore = policy.search(for: job.sequence)
         let done = searches.publish(job.sequence, found, search: false, resultOf: searchBefore)
         let gone = cut ? expected.map(\.detection) : []
-        if cut { searchBeforeCut.store(searchBefore, ordering: .relaxed) }
+        if cut { policy.cut(after: searchBefore) }
         // After a cut the whole picture changed: the next search, a frame to three later, reads all of it (more than
         // half of it changed), where each frame before it read a 16th, the most changed blocks, not where codes are.
         // At the RTSP bench clip's loop every stream of a service read those areas on the same frames, on top of the
         // cut's own rescans (docs/decisions.md, "Streams per machine").
-        guard let changes, searchBeforeCut.load(ordering: .relaxed) != searchBefore else {
+        guard let changes, !policy.isAfterCut(searchBefore) else {
             return (found, gone, done)
         }
         // And where the picture changed since the search and nothing known explains it: a code that came into view

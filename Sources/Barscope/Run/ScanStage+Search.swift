@@ -24,9 +24,7 @@ extension ScanStage {
             zbar.setKinds(.all)
             zbar.setDensity(1)
         }
-        let n = searchNumber.add(1, ordering: .relaxed).oldValue
-        let small2DDue = n % max(1, parts.configuration.trackedSmall2DEvery) == 0
-        let small2D = small2DInView.load(ordering: .relaxed) || small2DDue
+        let (n, small2D) = policy.beginSearch()
         // The codes known before, where they should be now, first: what they explain is not searched again.
         var known: [Detection] = []
         if changes != nil {
@@ -47,12 +45,8 @@ extension ScanStage {
         let searched = areas ?? [PixelRect(x: 0, y: 0, width: luma.width, height: luma.height)]
         var (candidates, exact) = searchAreas(
             luma, searched, mapping: mapping, region: region, small2D: small2DOnAreas, with: scanner)
-        let every = max(1, parts.configuration.trackedSmall2DEvery)
-        if changes != nil && n % (2 * every) == every { small2DBandDue.store(true, ordering: .relaxed) }
-        let readBand = areas != nil && small2DBandDue.exchange(false, ordering: .relaxed)
-        if readBand {
-            let band = Self.small2DBand(
-                height: luma.height, turn: small2DBandNumber.add(1, ordering: .relaxed).oldValue)
+        let band = policy.band(forSearch: n, areasOnly: areas != nil, height: luma.height)
+        if let band {
             // Codes that stand still where nothing changes are read one band at a time, at every other due search
             // or the first gated search after it (the whole frame in about 8 x trackedSmall2DEvery searches, 128
             // frames by default); the codes already found are painted over.
@@ -69,9 +63,7 @@ extension ScanStage {
             }
         }
         // (Only when a full-size 2D read ran: a whole search after the first reads none.)
-        if small2DOnAreas || readBand {
-            small2DInView.store(!exact.isEmpty, ordering: .relaxed)
-        }
+        if small2DOnAreas || band != nil { policy.small2DRead(found: !exact.isEmpty) }
         zbar.setKinds(.all)
         return known + confirm(candidates, exact, besides: known, luma, mapping: mapping, region: region, with: scanner)
     }
@@ -118,20 +110,6 @@ extension ScanStage {
         }
         return Array(found.dropFirst(known.count))
     }
-
-    /// Tracked mode's full-size read for small 2D codes over the whole frame, a band at a time: the frame's rows in
-    /// up to `small2DBands` bands, each grown by `small2DOverlap` rows on either side, so that every 2D code of up
-    /// to twice that height (64 modules under 2 px) lies wholly inside one (a frame under 256 rows is one band).
-    /// The rows of the band for `turn` (0, 1, 2, ... in turn): the first row and the count.
-    static func small2DBand(height: Int, turn: Int) -> (y: Int, height: Int) {
-        let bands = max(1, min(small2DBands, height / (2 * small2DOverlap)))
-        let k = turn % bands
-        let y0 = max(0, k * height / bands - small2DOverlap)
-        let y1 = min(height, (k + 1) * height / bands + small2DOverlap)
-        return (y0, y1 - y0)
-    }
-    static let small2DBands = 4
-    static let small2DOverlap = 64
 
     /// Where the codes read are in the searched image's pixels, with their quiet zones (10 modules of a 1D code,
     /// 4 of a QR code's: an eighth of the code's length, and a few pixels, covers them).

@@ -18,28 +18,15 @@ final class ScanStage: @unchecked Sendable {
     let searches = SearchBoard()
     /// Untracked mode: the codes the frames before read, looked for again where a frame misses them.
     let known: KnownCodes?
-    /// Tracked mode: searches made so far, and whether the last full-size 2D read found a code (the full-size 2D
-    /// read of the changed areas runs at every gated search while there are such codes, else at every
-    /// `trackedSmall2DEvery`-th).
-    let searchNumber = Atomic<Int>(0)
-    let small2DInView = Atomic<Bool>(false)
-    /// Tracked mode: the band of the frame the next whole-frame small-2D read covers (`small2DBand`), and whether
-    /// one is due (it waits for a gated search: one that fell due on a whole search would take both).
-    let small2DBandNumber = Atomic<Int>(0)
-    let small2DBandDue = Atomic<Bool>(false)
+    /// Tracked mode's decisions: which frames search, what a search reads, what a cut changed.
+    let policy: SearchPolicy
     /// Tracked mode: where the picture changed since the search before (nil: every search reads the whole frame).
     let changes: ChangedAreas?
-    /// Tracked mode, live: the frame of each interval this stream searches on (0 for a file, whose reads must not
-    /// depend on what else the process ran). Streams started together, as a service's instances are, would
-    /// otherwise all search on the same frames, and all search the whole frame on the same one, and their frames wait
-    /// behind each other's searches and were dropped with cores idle (the measurements: docs/decisions.md, "The
-    /// shared scanning pool").
-    private let searchPhase: Int
-    /// Tracked mode: the search before the last cut a frame between searches found (-1: none yet). The frames after
-    /// a cut up to the next search leave the changed areas to that search (see `read`), and look again for that
-    /// search's codes on sparse lines only (see `catchUp`).
-    let searchBeforeCut = Atomic<Int>(-1)
-    /// Live streams started in this process: each takes the next phase.
+    /// Live streams started in this process: each takes the next phase of the tracked search (`SearchPolicy.phase`;
+    /// 0 for a file, whose reads must not depend on what else the process ran). Streams started together, as a
+    /// service's instances are, would otherwise all search on the same frames, and all search the whole frame on the
+    /// same one, and their frames wait behind each other's searches and were dropped with cores idle (the
+    /// measurements: docs/decisions.md, "The shared scanning pool").
     private static let liveStreams = Atomic<Int>(0)
     /// This run's place in the process's scanning pool, set once by `start()` (read on every frame without a lock);
     /// `left` after `stop()`.
@@ -53,11 +40,13 @@ final class ScanStage: @unchecked Sendable {
         self.parts = parts
         let c = parts.configuration
         let k = c.input.isLive ? Self.liveStreams.add(1, ordering: .relaxed).oldValue : 0
-        searchPhase = k % max(1, c.trackedInterval)
         known = c.tracked ? nil : KnownCodes(window: 2, inOrder: !c.input.isLive)
         changes =
             c.tracked && c.trackedWholeSearchEvery > 1
             ? ChangedAreas(wholeEvery: c.trackedWholeSearchEvery, phase: k % c.trackedWholeSearchEvery) : nil
+        policy = SearchPolicy(
+            interval: c.tracked ? c.trackedInterval : 1, phase: k, small2DEvery: c.trackedSmall2DEvery,
+            gated: changes != nil)
         sequencer = Locked(
             ResultSequencer(
                 lostAfterFrames: parts.configuration.lostAfterFrames, duplicates: parts.configuration.duplicates,
@@ -79,7 +68,7 @@ final class ScanStage: @unchecked Sendable {
         let l = pool.open(
             name: name, live: c.input.isLive, maxInFlight: inOrder ? 1 : c.scanThreads,
             generation: { live.decoderGeneration },
-            light: { [weak self] in self?.isBetweenSearches($0) ?? false },
+            light: { [policy] in policy.isBetweenSearches($0) },
             makeReader: {
                 let v = live.values
                 return BarcodeReader(
@@ -139,12 +128,11 @@ final class ScanStage: @unchecked Sendable {
         let region = job.stamp?.scanArea
         let motion = parts.configuration.cycles.motion
         let c = parts.configuration
-        let interval = max(1, c.trackedInterval)
-        let search = self.search(for: job.sequence, interval: interval)
+        let search = policy.search(for: job.sequence)
         // Tracked mode, between searches: a frame rescanned while the search before it still runs is held, so
         // that a code that search finds new is looked for in it too (a new code is then reported from that
         // search's frame on, whichever worker finishes first).
-        let shadow = isBetweenSearches(job.sequence)
+        let shadow = policy.isBetweenSearches(job.sequence)
         var held: SearchBoard.Held? = nil
         var late: [Detection]? = nil
         let (detections, view) =
@@ -172,7 +160,7 @@ final class ScanStage: @unchecked Sendable {
             } ?? ([], nil)
         if held != nil && late == nil { return }  // the search's worker finishes it
         deliver(job, detections, view)
-        guard c.tracked, job.sequence == search, interval > 1 else { return }
+        guard c.tracked, job.sequence == search, policy.interval > 1 else { return }
         // A search: finish the frames held for it, in order.
         for h in searches.finishSearch(search, detections).sorted(by: { $0.job.sequence < $1.job.sequence }) {
             let extra = h.luma.withUnsafeBytes { raw in
@@ -184,20 +172,6 @@ final class ScanStage: @unchecked Sendable {
             }
             deliver(h.job, h.found + extra, h.view)
         }
-    }
-
-    /// Tracked mode's frames between searches, rescanned only around the known codes: the pool's light frames.
-    private func isBetweenSearches(_ sequence: Int) -> Bool {
-        let c = parts.configuration
-        let interval = max(1, c.trackedInterval)
-        return c.tracked && interval > 1 && sequence != search(for: sequence, interval: interval)
-    }
-
-    /// The search a frame goes with: the last one at or before it. The first frame is a search, then every
-    /// `interval`-th from the stream's phase on (the frames before the phase go with the first).
-    func search(for sequence: Int, interval: Int) -> Int {
-        guard interval > 1, sequence >= searchPhase else { return 0 }
-        return sequence - (sequence - searchPhase) % interval
     }
 
     /// The codes a search found that a frame after it (rescanned around the codes known before) did not: looked
@@ -215,7 +189,7 @@ final class ScanStage: @unchecked Sendable {
         // After a cut since that search, its codes were looked for on every line where the frames after it should
         // have them, and lost: sparse lines only. (A clip played again brings some back near where they were; on
         // every line, each frame up to the next search was a heavy one on every stream: docs/decisions.md.)
-        let afterCut = searchBeforeCut.load(ordering: .relaxed) == sequence - since
+        let afterCut = policy.isAfterCut(sequence - since)
         let got = TrackedRegions.rescan(
             luma, around: around, mapping: CropMapping(region: region), viewfinder: region, with: scanner,
             everyLine: !afterCut)

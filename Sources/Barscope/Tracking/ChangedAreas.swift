@@ -14,7 +14,7 @@ import Foundation
 /// searched whole, and then, as after every whole search, no block stays searched. A code the gated searches missed
 /// where nothing changes any more is found at the next whole search (a 2D code of modules under 2 px, which only a
 /// full-size read finds, when the search's rolling band reaches it:
-/// `ScanStage.small2DBand`). The frames between searches compare with the search before's picture too
+/// `SearchPolicy.small2DBand`). The frames between searches compare with the search before's picture too
 /// (`unexplained`): a code that comes into view between searches is read on the frame it comes.
 ///
 /// Sendable: the state is behind a lock (searches of one stream may run on two workers at once).
