@@ -123,6 +123,8 @@ final class ScanStage: @unchecked Sendable {
 
     /// A scanning worker: scan, then deliver every frame that is ready, in order.
     private func scan(_ job: ScanPool.Job, with scanner: BarcodeReader) {
+        // The frame passed the tee before it came here (see `TeeStage.observe`).
+        bs_handoff_receive(Unmanaged.passUnretained(parts.ledger).toOpaque())
         // The scanned area (the viewfinder grown by its codes' quiet zones); `deliver` keeps the reads wholly in the
         // viewfinder itself.
         let region = job.stamp?.scanArea

@@ -62,6 +62,9 @@ final class TeeStage: @unchecked Sendable {
             let frame = ledger.admit(ptsNs: pts, stamp: stamp)
             bs_buffer_set_frame_number(buffer, guint64(frame))
             stamp.attach(to: buffer)
+            // The frame's pixels, written upstream of here, reach the scanning workers through GStreamer's queues,
+            // whose ordering ThreadSanitizer cannot see: said to it here and where a worker reads them.
+            bs_handoff_publish(Unmanaged.passUnretained(ledger).toOpaque())
             // Cycle commands given since the last frame take effect at this one's stream time.
             cycles.stamp(frame: frame)
             if changed { emit(.viewfinder(frame: frame, ptsNs: pts, region: stamp.region)) }
