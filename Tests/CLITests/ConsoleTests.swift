@@ -22,33 +22,18 @@ import Testing
         Any]
     {
         let out = Tool.folder.appendingPathComponent("console-\(scenario)").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments =
-            [Self.script, "--base", service.base, "--out", out, "--min-rate", String(minimumLoad), scenario]
-            + (token.map { ["--token", $0] } ?? []) + (code.map { ["--code", $0] } ?? [])
-            + (result.map { ["--result", $0] } ?? [])
-        let stdout = Pipe()
-        let stderr = Pipe()
-        p.standardOutput = stdout
-        p.standardError = stderr
-        try p.run()
-        // A browser that hangs fails the test instead of holding the suite.
-        let watchdog = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 240, execute: watchdog)
-        nonisolated(unsafe) var errText = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errText = stderr.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outText = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        group.wait()
-        p.waitUntilExit()
-        watchdog.cancel()
-        let why = String(decoding: errText, as: UTF8.self)
-        try #require(p.terminationStatus == 0, "\(why)\nservice:\n\(service.stderr)\nscreenshots in \(out)")
+        // A browser that hangs fails the test (killed at 240 s) instead of holding the suite.
+        let r = try Tool.shellResult(
+            [
+                "/usr/bin/python3", Self.script, "--base", service.base, "--out", out, "--min-rate",
+                String(minimumLoad),
+                scenario,
+            ]
+                + (token.map { ["--token", $0] } ?? []) + (code.map { ["--code", $0] } ?? [])
+                + (result.map { ["--result", $0] } ?? []),
+            timeout: 240)
+        let outText = r.stdout
+        try #require(r.status == 0, "\(r.stderr)\nservice:\n\(service.stderr)\nscreenshots in \(out)")
         let last = outText.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(outText)")
     }

@@ -69,7 +69,7 @@ extension Sandbox {
         if let i = words.firstIndex(of: "--control"), i + 1 < words.count, isFIFO(words[i + 1]) {
             let p = try start(words, environment)
             let events = words.firstIndex(of: "--events").map { words[$0 + 1] }
-            reader = (p.process, line, source, events)
+            reader = (p, line, source, events)
             return
         }
         let result = try execute(words, environment, stopAfter: endless ? 3 : nil)
@@ -84,27 +84,18 @@ extension Sandbox {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
     }
 
-    private func start(_ words: [String], _ environment: [String: String]) throws -> (process: Process, output: Pipe) {
+    private func start(_ words: [String], _ environment: [String: String]) throws -> Process {
         // Its events go to a file (the example names one); standard output is not read.
-        let p = Process()
-        p.executableURL = Tool.url
-        p.arguments = words
-        p.currentDirectoryURL = folder
-        p.environment = environment
-        let out = Pipe()
+        let p = Tool.process(Tool.url, words, folder: folder, environment: environment)
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        return (p, out)
+        return p
     }
 
     /// Runs the tool to its end (120 s at most), or stops it with SIGINT after `stopAfter` seconds.
     private func execute(_ words: [String], _ environment: [String: String], stopAfter: Double?) throws -> Tool.Result {
-        let p = Process()
-        p.executableURL = Tool.url
-        p.arguments = words
-        p.currentDirectoryURL = folder
-        p.environment = environment
+        let p = Tool.process(Tool.url, words, folder: folder, environment: environment)
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out

@@ -4,16 +4,24 @@ import TestSupport
 import Testing
 
 extension Tool {
+    /// A process for `executable` with `args`, in `folder` and `environment` (this process's when nil), not started.
+    static func process(
+        _ executable: URL, _ args: [String], folder: URL? = nil, environment: [String: String]? = nil
+    ) -> Process {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = args
+        if let folder { p.currentDirectoryURL = folder }
+        if let environment { p.environment = environment }
+        return p
+    }
+
     /// Runs a program of the system (curl, gst-discoverer-1.0) in `folder`, found on the PATH, in `environment`
     /// (this process's when nil); stopped after `timeout` seconds.
     static func shellResult(
         _ args: [String], folder: URL? = nil, environment: [String: String]? = nil, timeout: Double = 60
     ) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        if let folder { p.currentDirectoryURL = folder }
-        if let environment { p.environment = environment }
+        let p = process(URL(fileURLWithPath: "/usr/bin/env"), args, folder: folder, environment: environment)
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out

@@ -167,9 +167,9 @@ extension RegionTimeline.Stamp {
     static let noRegion: UInt64 = .max - 1
 
     func attach(to buffer: UnsafeMutablePointer<GstBuffer>) {
-        let region = self.region.map { r -> UInt64 in
-            [r.x, r.y, r.width, r.height].reduce(UInt64(0)) { $0 << 16 | UInt64(UInt16(clamping: $1)) }
-        }
+        // (Every frame passes here: shifts, no array.)
+        func field(_ v: Int, _ shift: UInt64) -> UInt64 { UInt64(UInt16(clamping: v)) << shift }
+        let region = self.region.map { r in field(r.x, 48) | field(r.y, 32) | field(r.width, 16) | field(r.height, 0) }
         let frame = self.frame.map { UInt64(UInt32(clamping: $0.width)) << 32 | UInt64(UInt32(clamping: $0.height)) }
         bs_buffer_set_region(buffer, guint64(region ?? Self.noRegion), guint64(frame ?? .max))
     }
@@ -184,8 +184,8 @@ extension RegionTimeline.Stamp {
         self.init()
         if frame != .max { self.frame = Size(width: Int(frame >> 32), height: Int(frame & 0xFFFF_FFFF)) }
         if region != Self.noRegion {
-            let f = (0..<4).map { Int((region >> UInt64(48 - 16 * $0)) & 0xFFFF) }
-            self.region = PixelRect(x: f[0], y: f[1], width: f[2], height: f[3])
+            func field(_ shift: UInt64) -> Int { Int((region >> shift) & 0xFFFF) }
+            self.region = PixelRect(x: field(48), y: field(32), width: field(16), height: field(0))
         }
     }
 }
