@@ -36,6 +36,62 @@ import Testing
         }
     }
 
+    /// A known code neither of ZBar's looks reads again (a real QR code in motion, shaded and blurred) is read by
+    /// zxing-cpp on its region, boxed on the code: the third look, still only for the known text.
+    @Test func aKnownCodeZBarCannotReadAgainIsReadByZXing() throws {
+        let fixture = URL(fileURLWithPath: Self.fixture).deletingLastPathComponent()
+            .appendingPathComponent("qrcode-4_41-frame42.jpg").path
+        // Where frame 41 of the clip read it (full-frame pixels).
+        let frame41 = [Point(541.1, 152.9), Point(483, 401.3), Point(705.4, 436.8), Point(772.7, 208.6)]
+        let text = "http://code.google.com/p/zxing/"
+        let reader = BarcodeReader(engine: .zbar)
+        try ImageScanner(engine: .zbar, thorough: false).withLumaPlane(ofImageAt: fixture) { image in
+            let plain = reader.read(image)
+            #expect(plain.isEmpty, "the fixture is a frame ZBar misses: \(plain.map(\.data))")
+            let known = KnownCodes.Code(type: "QR-Code", data: text, polygon: frame41, sequence: 41)
+            let found = reader.withKnownCodes(
+                [known], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
+            #expect(found.map(\.data) == [text])
+            #expect(found.first?.engine == "zxing", "ZBar's own looks read it: the fixture no longer needs the third")
+            for corner in found.first?.polygon ?? [] {
+                #expect(frame41.map { $0.distance(to: corner) }.min()! < 8, "\(found.first?.polygon ?? [])")
+            }
+            let other = KnownCodes.Code(type: "QR-Code", data: "http://example.com/", polygon: frame41, sequence: 41)
+            #expect(
+                reader.withKnownCodes([other], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
+                    .isEmpty)
+        }
+    }
+
+    /// Tracked mode does the same for a code it follows: where ZBar's rescans around it (sparse lines, every line)
+    /// miss it, the known code's looks read it where it should be.
+    @Test func aFollowedCodeZBarLosesIsReadWhereItShouldBe() throws {
+        let fixture = URL(fileURLWithPath: Self.fixture).deletingLastPathComponent()
+            .appendingPathComponent("qrcode-4_41-frame42.jpg").path
+        let frame41 = [Point(541.1, 152.9), Point(483, 401.3), Point(705.4, 436.8), Point(772.7, 208.6)]
+        let text = "http://code.google.com/p/zxing/"
+        let reader = BarcodeReader(engine: .zbar)
+        try ImageScanner(engine: .zbar, thorough: false).withLumaPlane(ofImageAt: fixture) { image in
+            let followed = Expected(
+                detection: Detection(type: "QR-Code", data: text, quality: 1, polygon: frame41), hasVelocity: false)
+            let found = TrackedRegions.rescan(
+                image, around: [followed], mapping: CropMapping(), viewfinder: nil, with: reader)
+            #expect(found.map(\.data) == [text])
+            #expect(found.first?.engine == "zxing")
+        }
+    }
+
+    /// A 1D read with no height (a scan line: the bars' ends too faint to fit) takes the known outline, moved
+    /// across the bars to where the read lies; a read with an outline of its own keeps it.
+    @Test func aReadWithNoHeightTakesTheKnownOutlineMovedAcrossTheBars() {
+        let known = [Point(100, 50), Point(100, 150), Point(300, 150), Point(300, 50)]
+        let line = [Point(112, 97), Point(112, 97.5), Point(312, 97.5), Point(312, 97)]
+        let moved = BarcodeReader.outline(of: line, across: Point(1, 0), known: known)
+        #expect(moved == known.map { Point($0.x + 12, $0.y) })
+        let boxed = [Point(112, 40), Point(112, 160), Point(312, 160), Point(312, 40)]
+        #expect(BarcodeReader.outline(of: boxed, across: Point(1, 0), known: known) == boxed)
+    }
+
     /// A frame's known codes are those read `lag` to `lag + window - 1` frames before it (never the frame just
     /// before, which is most often still being read), each at its latest place.
     @Test func codesAreKnownFromTheFramesBeforeTheLastOne() {

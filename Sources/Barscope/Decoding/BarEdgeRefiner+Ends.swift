@@ -134,6 +134,12 @@ extension BarEdgeRefiner {
         )
     }
 
+    /// One line of `barEnds`: its samples less their mean, and their spread.
+    struct Line {
+        var values: [Double]
+        var spread: Double
+    }
+
     /// The bars' own top and bottom, in pixels along `vUnit` from the line through `mid` across the bars (from
     /// `s0` to `s1` along `unit`): ZBar reports only the lines it decoded on, which can be a few rows of a tall
     /// code, or one (a box of no height at all). The strongest line within the reported box (its samples' spread)
@@ -152,11 +158,15 @@ extension BarEdgeRefiner {
         // are boxed in tracked mode.
         let sampleStep = max(1, span / 64)
         let count = span / sampleStep + 1
-        // One line's samples, less their mean; nil where a sample would leave the image (a line that leaves it is
-        // not judged: its samples would repeat the image's edge row).
-        var lines: [Int: [Double]?] = [:]
-        func line(_ d: Int) -> [Double]? {
-            if let l = lines[d] { return l }
+        // One line's samples, less their mean, and their spread (root mean square), each line made once; nil where
+        // a sample would leave the image (a line that leaves it is not judged: its samples would repeat the image's
+        // edge row). Lines are kept by their offset, -limit...limit.
+        var lines = [Line?](repeating: nil, count: 2 * limit + 1)
+        var made = [Bool](repeating: false, count: 2 * limit + 1)
+        func line(_ d: Int) -> Line? {
+            guard abs(d) <= limit else { return nil }
+            if made[d + limit] { return lines[d + limit] }
+            made[d + limit] = true
             let o = Point(mid.x + vUnit.x * Double(d), mid.y + vUnit.y * Double(d))
             let start = Point(o.x + unit.x * s0, o.y + unit.y * s0)
             var values: [Double]
@@ -168,26 +178,27 @@ extension BarEdgeRefiner {
                     let t = Double(k * sampleStep)
                     let x = start.x + unit.x * t
                     let y = start.y + unit.y * t
-                    guard x >= 0, y >= 0, x <= Double(image.width), y <= Double(image.height) else {
-                        lines[d] = .some(nil)
-                        return nil
-                    }
+                    guard x >= 0, y >= 0, x <= Double(image.width), y <= Double(image.height) else { return nil }
                     values[k] = bilinear(image, x, y)
                 }
             }
             let mean = values.reduce(0, +) / Double(count)
-            for k in 0..<count { values[k] -= mean }
-            lines[d] = values
-            return values
+            var squares = 0.0
+            for k in 0..<count {
+                values[k] -= mean
+                squares += values[k] * values[k]
+            }
+            let l = Line(values: values, spread: (squares / Double(count)).squareRoot())
+            lines[d + limit] = l
+            return l
         }
-        func spread(_ l: [Double]) -> Double { (l.reduce(0) { $0 + $1 * $1 } / Double(count)).squareRoot() }
         // The strongest line within the reported box (ZBar decoded there), not past it: a neighbouring code
         // along the bars can have more contrast than this one. Every few lines first, then every line around
         // the best of those (the contrast is smooth along bars).
         // (Given: the strongest over the whole code, so that every window of one code starts on the same bars,
         // not one on a second label stacked against the first within ZBar's box.)
         let own = min(limit, max(1, Int(within.rounded(.up))))
-        func strength(_ d: Int) -> Double { line(d).map(spread) ?? 0 }
+        func strength(_ d: Int) -> Double { line(d)?.spread ?? 0 }
         let coarse = max(1, own / 6)
         let rough = stride(from: -own, through: own, by: coarse).max(by: { strength($0) < strength($1) }) ?? 0
         let near = max(-own, rough - coarse)...min(own, rough + coarse)
@@ -203,17 +214,21 @@ extension BarEdgeRefiner {
         // pixels alias, and their pattern drifts from line to line), and against the last line that was surely on
         // the bars (four fifths of its pattern carried, and four fifths alike): a blurred boundary a pixel above
         // printed digits or a busy background would otherwise lead on into them, line by line.
-        func dot(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } / Double(count) }
+        func dot(_ a: [Double], _ b: [Double]) -> Double {
+            var sum = 0.0
+            for k in 0..<count { sum += a[k] * b[k] }
+            return sum / Double(count)
+        }
         func edge(_ step: Int) -> Double {
             guard var previous = line(strongest) else { return Double(strongest) }
             var anchor = previous
             var d = strongest
             var inside = full
             while abs(d + step) <= limit, let next = line(d + step) {
-                let (sp, sn, sa) = (spread(previous), spread(next), spread(anchor))
-                let carried = sp > 0 ? dot(previous, next) / sp : 0
+                let (sp, sn, sa) = (previous.spread, next.spread, anchor.spread)
+                let carried = sp > 0 ? dot(previous.values, next.values) / sp : 0
                 let alike = sn > 0 && sp > 0 ? carried / sn : 0
-                let kin = sn > 0 && sa > 0 ? dot(anchor, next) / (sa * sn) : 0
+                let kin = sn > 0 && sa > 0 ? dot(anchor.values, next.values) / (sa * sn) : 0
                 if carried < half || kin < 0.25 {
                     let f = carried < half && inside > carried ? (inside - half) / (inside - carried) : 0.5
                     return Double(d) + f * Double(step)

@@ -42,21 +42,24 @@ extension BarEdgeRefiner {
         let base = image.base.assumingMemoryBound(to: UInt8.self)
         let stride = image.stride
         return [Double](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // (Wrapping arithmetic: every product fits in 64 bits, at most 255 << 32, so the checks for overflow
+            // Swift would make in the loop can never fire.)
+            let (xMax, yMax) = ((image.width - 1) << 16, (image.height - 1) << 16)
             for k in 0..<count {
                 // (Rounding the steps can carry a sample a hair past the line's ends: the position, fraction and
                 // all, is kept on the image, as `bilinear` clamps it.)
-                let cx = min(max(fx, 0), (image.width - 1) << 16)
-                let cy = min(max(fy, 0), (image.height - 1) << 16)
+                let cx = min(max(fx, 0), xMax)
+                let cy = min(max(fy, 0), yMax)
                 let xi = min(cx >> 16, image.width - 2)
                 let yi = min(cy >> 16, image.height - 2)
-                let ax = cx - (xi << 16)  // up to 65536: the pixel right of xi
-                let ay = cy - (yi << 16)
-                let p = base + yi * stride + xi
-                let top = Int(p[0]) * (65536 - ax) + Int(p[1]) * ax
-                let bottom = Int(p[stride]) * (65536 - ax) + Int(p[stride + 1]) * ax
-                buffer[k] = Double(top * (65536 - ay) + bottom * ay) / (one * one)
-                fx += dx
-                fy += dy
+                let ax = cx &- (xi << 16)  // up to 65536: the pixel right of xi
+                let ay = cy &- (yi << 16)
+                let p = base + (yi &* stride &+ xi)
+                let top = Int(p[0]) &* (65536 &- ax) &+ Int(p[1]) &* ax
+                let bottom = Int(p[stride]) &* (65536 &- ax) &+ Int(p[stride + 1]) &* ax
+                buffer[k] = Double(top &* (65536 &- ay) &+ bottom &* ay) / (one * one)
+                fx &+= dx
+                fy &+= dy
             }
             initialized = count
         }

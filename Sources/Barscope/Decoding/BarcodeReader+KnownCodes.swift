@@ -2,10 +2,11 @@ import Foundation
 
 extension BarcodeReader {
     /// This frame's reads `found`, and the known codes (`KnownCodes`: read in the frames just before) they lack,
-    /// looked for again by ZBar where they were (the code's region grown by an eighth of its length and 24 px for
-    /// the motion since): on the region turned so that the code lies along ZBar's rows (ZBar reads a code tilted
+    /// looked for again where they were (the code's region grown by an eighth of its length and 24 px for the
+    /// motion since): by ZBar on the region turned so that the code lies along ZBar's rows (ZBar reads a code tilted
     /// 30 to 60 degrees badly), then on that turned region binarized against its local mean (glare and blur that
-    /// flatten the bars' contrast). Only the known text of the known symbology counts: a second look confirms a
+    /// flatten the bars' contrast), then by zxing-cpp on the turned region (`knownByZXing`: shading and blur ZBar's
+    /// QR stage gives up on). Only the known text of the known symbology counts: a second look confirms a
     /// code, it never reads a new one, so it adds no misread. An I2/5, CODE-39 or Codabar inside a longer read of
     /// its symbology, by either look, is a part of that code and is dropped (seen: a part of a tilted I2/5 read in a
     /// few frames, then confirmed in more).
@@ -38,8 +39,18 @@ extension BarcodeReader {
                         }
                 }
             }
+            if read == nil { turned.withImage { read = knownByZXing(in: $0, linear: linear, isKnown: isKnown) } }
             guard var d = read else { return nil }
             d.polygon = d.polygon.map { turned.toSource($0) }.map { Point($0.x + origin.x, $0.y + origin.y) }
+            if let u = d.acrossBars {
+                // Found in the turned region: turned back with it.
+                let (a, b) = (turned.toSource(Point(0, 0)), turned.toSource(u))
+                let length = a.distance(to: b)
+                d.acrossBars = length > 0 ? Point((b.x - a.x) / length, (b.y - a.y) / length) : nil
+            }
+            if linear, d.engine == "zxing", let u = d.acrossBars {
+                d.polygon = Self.outline(of: d.polygon, across: u, known: local)
+            }
             d.bounds = Bounds(enclosing: d.polygon)
             guard Plausibility.accepts(d, in: image, cropped: viewfinder != nil) else { return nil }
             d.polygon = d.polygon.map(mapping.toFrame)
@@ -49,6 +60,37 @@ extension BarcodeReader {
         }
         // A part of a code this frame read whole, by either look, is no code of its own.
         return again.isEmpty ? found : ZBarScanner.withoutParts(found + again)
+    }
+
+    /// The third look at a known code, where ZBar's two failed: zxing-cpp on the turned region (its decoders keep
+    /// reading where blur has merged a module's edges, as on stills). Only the known text counts, as for ZBar. A 1D
+    /// read's polygon is zxing-cpp's scan lines, so its outline is fitted to the bars as ZBar's reads' are, across
+    /// the turned region's rows.
+    private func knownByZXing(in image: LumaImage, linear: Bool, isKnown: (Detection) -> Bool) -> Detection? {
+        guard var d = zxingReader.read(image).first(where: isKnown) else { return nil }
+        guard linear, d.polygon.count >= 2 else { return d }
+        let across = Point(1, 0)
+        let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: d.polygon, across: across), in: image, across: across)
+        d.polygon = r.corners
+        d.lengthAcrossBars = r.length
+        d.acrossBars = across
+        return d
+    }
+
+    /// A 1D read's outline where the image did not show its bars' ends along them (too faint to fit: the outline has
+    /// no height, zxing-cpp's scan line alone): the known code's outline, moved across the bars (`u`) by as much as
+    /// the read's middle lies from the known one's. The read says where the code is across its bars, the frames
+    /// before say how far its bars reach along them.
+    static func outline(of read: [Point], across u: Point, known: [Point]) -> [Point] {
+        let v = Point(-u.y, u.x)
+        let along = read.map { $0.x * v.x + $0.y * v.y }
+        guard read.count >= 2, known.count == 4, (along.max() ?? 0) - (along.min() ?? 0) < 2 else { return read }
+        func middle(_ p: [Point]) -> Point {
+            Point(p.reduce(0) { $0 + $1.x } / Double(p.count), p.reduce(0) { $0 + $1.y } / Double(p.count))
+        }
+        let (a, b) = (middle(read), middle(known))
+        let shift = (a.x - b.x) * u.x + (a.y - b.y) * u.y
+        return known.map { Point($0.x + u.x * shift, $0.y + u.y * shift) }
     }
 
     /// The angle (degrees, image axes) of a polygon's longest side: a 1D code's bars follow one another along it.

@@ -46,6 +46,8 @@ public final class BarcodeReader {
 
     /// The ZBar scanner, for callers that tune its densities (the tracked mode).
     public var zbarScanner: ZBarScanner { zbar }
+    /// zxing-cpp as this reader set it up (its formats and naming), for the known codes' third look.
+    var zxingReader: ZXingReader { zxing }
 
     /// Reads one luma image (a frame, or the viewfinder's crop of one).
     /// - Parameters:

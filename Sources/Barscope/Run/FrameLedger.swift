@@ -102,8 +102,6 @@ final class FrameLedger: @unchecked Sendable {
         lastMoveNs.store(seconds * 1_000_000_000 + atto / 1_000_000_000, ordering: .relaxed)
     }
 
-    func stamp(of frame: Int) -> RegionTimeline.Stamp? { locked { entries[frame]?.stamp } }
-
     /// The scanner delivers frame `frame` (in order) with its results.
     /// - Returns: when the frame reached the tee (for the latency).
     /// - Parameter named: snapshots due on this frame by name (a live source's go on the next frame drawn).

@@ -4,8 +4,9 @@ import Synchronization
 
 /// The viewfinder region of every frame, decided once where the stream splits (the tee), so that the crop, the
 /// scanner's mapping back to full-frame pixels and the overlay use the same rectangle for the same frame, also
-/// while the viewfinder changes during play (at once, or moving smoothly over a few frames). The stamp travels in
-/// the frame's ledger entry; this keeps only the region of the moment.
+/// while the viewfinder changes during play (at once, or moving smoothly over a few frames). The stamp travels on
+/// the buffer itself (`Stamp.attach(to:)`: a second reference-timestamp meta, which both branches' buffers keep)
+/// and in the frame's ledger entry for the overlay; this keeps only the region of the moment.
 ///
 /// Sendable: all state is behind one lock (its generation also in an atomic, to look at without it), but for
 /// `steady`, which only the tee's streaming thread touches (`stampNext` and `setFrame` are called from the tee's

@@ -109,8 +109,20 @@ enum TrackedRegions {
             if expected.hasVelocity, expected.framesSince > 0,
                 let wide = widened(expected, mapping: mapping, bounds: luma), wide != area
             {
-                _ = scan(wide, for: expected.detection, density: (1, 1))
+                seen[i] = scan(wide, for: expected.detection, density: (1, 1))
             }
+        }
+        // Still not read: where it should be, as a known code (turned along ZBar's rows, binarized, then by
+        // zxing-cpp; only its own text counts), as the frames of an untracked run look at what the frames before
+        // them read. A blurred frame of a code that stays in view keeps its track's reads.
+        let lost = known.indices.filter { !seen[$0] }.map { i in
+            KnownCodes.Code(
+                type: known[i].detection.type, data: known[i].detection.data, polygon: known[i].detection.polygon,
+                sequence: 0)
+        }
+        if !lost.isEmpty {
+            scanner.zbarScanner.setDensity(1)
+            found = scanner.withKnownCodes(lost, missingFrom: found, in: luma, mapping: mapping, viewfinder: viewfinder)
         }
         return (found, false)
     }
