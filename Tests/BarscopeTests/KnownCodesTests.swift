@@ -11,72 +11,85 @@ import Testing
     /// Where frame 23 of the clip read the code (full-frame pixels).
     static let frame23 = [Point(483.9, 212.5), Point(432, 317.4), Point(856.9, 468), Point(892.4, 349.5)]
 
+    /// A frame of a real clip that ZBar misses, and a code the frames before it read.
+    struct Missed {
+        var file: String
+        var type: String
+        var text: String
+        /// Where the frame before read it (full-frame pixels).
+        var polygon: [Point]
+        /// A text the frame does not hold there.
+        var otherText: String
+
+        static let ean13 = Missed(
+            file: "ean13-3_34-frame24.jpg", type: "EAN-13", text: "9780201310054", polygon: KnownCodesTests.frame23,
+            otherText: "9780201310061")
+        static let shadedQR = Missed(
+            file: "qrcode-4_41-frame42.jpg", type: "QR-Code", text: "http://code.google.com/p/zxing/",
+            polygon: [Point(541.1, 152.9), Point(483, 401.3), Point(705.4, 436.8), Point(772.7, 208.6)],
+            otherText: "http://example.com/")
+
+        /// The frame's luma, after checking that ZBar alone reads nothing in it.
+        func withFrame(_ body: (LumaImage, BarcodeReader) -> Void) throws {
+            let path = URL(fileURLWithPath: KnownCodesTests.fixture).deletingLastPathComponent()
+                .appendingPathComponent(file).path
+            let reader = BarcodeReader(engine: .zbar)
+            try ImageScanner(engine: .zbar, thorough: false).withLumaPlane(ofImageAt: path) { image in
+                let plain = reader.read(image)
+                #expect(plain.isEmpty, "the fixture is a frame ZBar misses: \(plain.map(\.data))")
+                body(image, reader)
+            }
+        }
+
+        /// The second look at the frame for `text` (or `otherText`): what it reads.
+        func look(for text: String, in image: LumaImage, with reader: BarcodeReader) -> [Detection] {
+            let known = KnownCodes.Code(type: type, data: text, polygon: polygon, sequence: 0)
+            return reader.withKnownCodes([known], missingFrom: [], in: image, mapping: CropMapping(), viewfinder: nil)
+        }
+    }
+
     /// A real code in motion that ZBar misses in one frame is read there as the known code it was a frame before,
     /// boxed on its bars; a known text the frame does not hold there is not read (a second look confirms, it never
     /// reads something new).
     @Test func aCodeMissedBetweenFramesThatReadItIsReadAsTheKnownCode() throws {
-        let reader = BarcodeReader(engine: .zbar)
-        try ImageScanner(engine: .zbar, thorough: false).withLumaPlane(ofImageAt: Self.fixture) { image in
-            let plain = reader.read(image)
-            #expect(plain.isEmpty, "the fixture is a frame ZBar misses: \(plain.map(\.data))")
-            let known = KnownCodes.Code(type: "EAN-13", data: "9780201310054", polygon: Self.frame23, sequence: 23)
-            let found = reader.withKnownCodes(
-                [known], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
-            #expect(found.map(\.data) == ["9780201310054"])
+        let missed = Missed.ean13
+        try missed.withFrame { image, reader in
+            let found = missed.look(for: missed.text, in: image, with: reader)
+            #expect(found.map(\.data) == [missed.text])
             // On the bars: every corner within 12 px of where frame 23 had them (the code moved a few pixels since).
-            if let d = found.first {
-                for corner in d.polygon {
-                    #expect(Self.frame23.map { $0.distance(to: corner) }.min()! < 12, "\(d.polygon)")
-                }
+            for corner in found.first?.polygon ?? [] {
+                #expect(missed.polygon.map { $0.distance(to: corner) }.min()! < 12, "\(found.first?.polygon ?? [])")
             }
-            let other = KnownCodes.Code(type: "EAN-13", data: "9780201310061", polygon: Self.frame23, sequence: 23)
-            #expect(
-                reader.withKnownCodes([other], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
-                    .isEmpty)
+            #expect(missed.look(for: missed.otherText, in: image, with: reader).isEmpty)
         }
     }
 
     /// A known code neither of ZBar's looks reads again (a real QR code in motion, shaded and blurred) is read by
     /// zxing-cpp on its region, boxed on the code: the third look, still only for the known text.
     @Test func aKnownCodeZBarCannotReadAgainIsReadByZXing() throws {
-        let fixture = URL(fileURLWithPath: Self.fixture).deletingLastPathComponent()
-            .appendingPathComponent("qrcode-4_41-frame42.jpg").path
-        // Where frame 41 of the clip read it (full-frame pixels).
-        let frame41 = [Point(541.1, 152.9), Point(483, 401.3), Point(705.4, 436.8), Point(772.7, 208.6)]
-        let text = "http://code.google.com/p/zxing/"
-        let reader = BarcodeReader(engine: .zbar)
-        try ImageScanner(engine: .zbar, thorough: false).withLumaPlane(ofImageAt: fixture) { image in
-            let plain = reader.read(image)
-            #expect(plain.isEmpty, "the fixture is a frame ZBar misses: \(plain.map(\.data))")
-            let known = KnownCodes.Code(type: "QR-Code", data: text, polygon: frame41, sequence: 41)
-            let found = reader.withKnownCodes(
-                [known], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
-            #expect(found.map(\.data) == [text])
+        let missed = Missed.shadedQR
+        try missed.withFrame { image, reader in
+            let found = missed.look(for: missed.text, in: image, with: reader)
+            #expect(found.map(\.data) == [missed.text])
             #expect(found.first?.engine == "zxing", "ZBar's own looks read it: the fixture no longer needs the third")
             for corner in found.first?.polygon ?? [] {
-                #expect(frame41.map { $0.distance(to: corner) }.min()! < 8, "\(found.first?.polygon ?? [])")
+                #expect(missed.polygon.map { $0.distance(to: corner) }.min()! < 8, "\(found.first?.polygon ?? [])")
             }
-            let other = KnownCodes.Code(type: "QR-Code", data: "http://example.com/", polygon: frame41, sequence: 41)
-            #expect(
-                reader.withKnownCodes([other], missingFrom: plain, in: image, mapping: CropMapping(), viewfinder: nil)
-                    .isEmpty)
+            #expect(missed.look(for: missed.otherText, in: image, with: reader).isEmpty)
         }
     }
 
     /// Tracked mode does the same for a code it follows: where ZBar's rescans around it (sparse lines, every line)
     /// miss it, the known code's looks read it where it should be.
     @Test func aFollowedCodeZBarLosesIsReadWhereItShouldBe() throws {
-        let fixture = URL(fileURLWithPath: Self.fixture).deletingLastPathComponent()
-            .appendingPathComponent("qrcode-4_41-frame42.jpg").path
-        let frame41 = [Point(541.1, 152.9), Point(483, 401.3), Point(705.4, 436.8), Point(772.7, 208.6)]
-        let text = "http://code.google.com/p/zxing/"
-        let reader = BarcodeReader(engine: .zbar)
-        try ImageScanner(engine: .zbar, thorough: false).withLumaPlane(ofImageAt: fixture) { image in
+        let missed = Missed.shadedQR
+        try missed.withFrame { image, reader in
             let followed = Expected(
-                detection: Detection(type: "QR-Code", data: text, quality: 1, polygon: frame41), hasVelocity: false)
+                detection: Detection(type: missed.type, data: missed.text, quality: 1, polygon: missed.polygon),
+                hasVelocity: false)
             let found = TrackedRegions.rescan(
                 image, around: [followed], mapping: CropMapping(), viewfinder: nil, with: reader)
-            #expect(found.map(\.data) == [text])
+            #expect(found.map(\.data) == [missed.text])
             #expect(found.first?.engine == "zxing")
         }
     }
