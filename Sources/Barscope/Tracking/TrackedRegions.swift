@@ -120,8 +120,8 @@ enum TrackedRegions {
                 type: known[i].detection.type, data: known[i].detection.data, polygon: known[i].detection.polygon,
                 sequence: 0)
         }
+        // (The looks set ZBar's lines themselves.)
         if !lost.isEmpty {
-            scanner.zbarScanner.setDensity(1)
             found = scanner.withKnownCodes(lost, missingFrom: found, in: luma, mapping: mapping, viewfinder: viewfinder)
         }
         return (found, false)
