@@ -173,8 +173,9 @@ final class ElementState: @unchecked Sendable {
             let luma = LumaImage(base: UnsafeRawPointer(plane), width: width, height: height, stride: stride)
             detections = luma.cropped(to: area).map { scanner.read($0, mapping: mapping, viewfinder: region) } ?? []
         }
+        let disputed = scanner.takeDisputes()
         let ready = delivery.withLock { d in
-            d.addNow(frame: -1, ptsNs: nil, detections: detections, payload: pending)
+            d.addNow(frame: -1, ptsNs: nil, detections: detections, disputed: disputed, payload: pending)
         }
         post(ready, buffer: frame.pointee.buffer)
         if draws {
@@ -206,9 +207,12 @@ final class ElementState: @unchecked Sendable {
                 let area = region.flatMap { luma.cropped(to: $0) } ?? luma
                 return scanner.read(area, mapping: mapping, viewfinder: region)
             } ?? []
+        let disputed = scanner.takeDisputes()
         delivery.withLock { d in
             let ready = d.add(
-                .init(sequence: job.frame, frame: -1, ptsNs: nil, detections: detections, payload: pending))
+                .init(
+                    sequence: job.frame, frame: -1, ptsNs: nil, detections: detections, disputed: disputed,
+                    payload: pending))
             for r in ready {
                 if let sample = r.payload.sample, let buffer = gst_sample_get_buffer(sample) { post(r, buffer: buffer) }
                 if let sample = r.payload.sample { gst_sample_unref(sample) }

@@ -6,6 +6,9 @@ public final class BarcodeReader {
     public let engine: Engine
     private let zbar: ZBarScanner
     private let zxing: ZXingReader
+    /// zxing-cpp for EAN and UPC only, trying hard (every other row, both ways, turned): the second decoder that
+    /// judges ZBar's EAN and UPC reads (`secondOpinions`).
+    private let retailCheck: ZXingReader
     private let thorough: Bool
     /// The reader of 1D codes too hard for ZBar (nil: off).
     private let hard: HardCodeReader?
@@ -18,6 +21,9 @@ public final class BarcodeReader {
     public var secondPassBudget = SecondPassBudget()
     /// What the second passes did on the last image read (nil when it got none: found at once, or not thorough).
     public private(set) var lastSecondPasses: SecondPassWork? = nil
+    /// EAN and UPC reads since the last `takeDisputes` where zxing-cpp read another text of the code in the same
+    /// place (`secondOpinions`): votes against that text there, for the tracker.
+    private var disputes: [Detection] = []
 
     /// - Parameters:
     ///   - settings: `-S` values; they choose the formats of both engines.
@@ -42,6 +48,10 @@ public final class BarcodeReader {
         zxing = ZXingReader(
             formats: settings.zxingFormats, tryHarder: thorough, upcAAsEAN13: !settings.reportsUPCA,
             upcEAsEAN13: !settings.reportsUPCE, isbn10: settings.reportsISBN10, isbn13: settings.reportsISBN13)
+        var check = zxing
+        check.formats &= ZXingReader.retailFormats
+        check.tryHarder = true
+        retailCheck = check
     }
 
     /// The ZBar scanner, for callers that tune its densities (the tracked mode).
@@ -64,6 +74,8 @@ public final class BarcodeReader {
     private func readImage(_ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?, frame: Int?) -> [Detection]
     {
         let cropped = viewfinder != nil
+        let disputedBefore = keepingFewDisputes()
+        defer { placeDisputes(from: disputedBefore) { mapping.toFrame($0) } }
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
         if let hard, zbar.kinds != .matrix {
             found += hard.read(
@@ -128,6 +140,8 @@ public final class BarcodeReader {
         let h = image.height / 2
         guard w >= 8, h >= 8 else { return readOnce(image) }
         if halfBuffer.count < w * h { halfBuffer = [UInt8](repeating: 0, count: w * h) }
+        let disputedBefore = keepingFewDisputes()
+        defer { placeDisputes(from: disputedBefore) { Point($0.x * 2 + 0.5, $0.y * 2 + 0.5) } }
         let found = halfBuffer.withUnsafeMutableBufferPointer { out -> [Detection] in
             image.halve(into: out.baseAddress!)
             return readOnce(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: w, height: h, stride: w))
@@ -255,22 +269,64 @@ public final class BarcodeReader {
 
     /// A 1D read one scan line made (ZBar's quality 1: nothing else agreed with it) is read again by zxing-cpp on its
     /// own region, at its size and at twice it: the same text from a second decoder is the margin that lets the
-    /// tracker report it at once (`engine` "both"), rather than wait for a second frame to read it too. Strong
-    /// reads, the common case, cost nothing more.
+    /// tracker report it at once (`engine` "both"), rather than wait for a second frame to read it too. An EAN or
+    /// UPC read of any quality is read again at its size too (`disputes`): ZBar, which tells the digits 1, 2, 7
+    /// and 8 apart by its bars' widths alone, misreads a print whose bars ink spread or blur widened on every
+    /// line alike, with a valid check digit, so the number of its lines that agree is no margin there; zxing-cpp
+    /// matches each digit's whole pattern. Where it reads another text of that code in the same place, the two
+    /// decoders dispute it. One frame does not settle which misread (on small, blurred codes zxing-cpp mistakes
+    /// the same digits: seen at 1.3 px a module), so the read stays, and is handed over as disputed
+    /// (`takeDisputes`) for the tracker to weigh the frames' votes (`TextVotes`).
     private func secondOpinions(_ reads: [Detection], in image: LumaImage) -> [Detection] {
         reads.map { d in
-            guard d.quality < 2, d.engine == "zbar", !ZBarScanner.isTwoDimensional(name: d.type) else { return d }
+            guard d.engine == "zbar", !ZBarScanner.isTwoDimensional(name: d.type) else { return d }
+            let retail = Self.retail.contains(d.type)
+            guard d.quality < 2 || retail else { return d }
             let margin = max(d.bounds.width, d.bounds.height) / 4 + 8
             guard let region = image.cropped(to: d.bounds.expanded(by: margin)) else { return d }
+            let offset = CropMapping(offsetX: max(0, d.bounds.x - margin), offsetY: max(0, d.bounds.y - margin))
             func agrees(_ reads: [Detection]) -> Bool { reads.contains { $0.type == d.type && $0.data == d.data } }
-            guard
-                agrees(zxing.read(region))
-                    || TransformedLuma.scaled(region, by: 2).withImage({ agrees(zxing.read($0)) })
-            else { return d }
+            let here = (retail ? retailCheck : zxing).read(region, mapping: offset)
             var confirmed = d
             confirmed.engine = "both"
+            if agrees(here) { return confirmed }
+            if retail, here.contains(where: { Self.contradicts($0, d) }) {
+                disputes.append(d)
+                return d
+            }
+            guard d.quality < 2, TransformedLuma.scaled(region, by: 2).withImage({ agrees(zxing.read($0)) })
+            else { return d }
             return confirmed
         }
+    }
+
+    /// The reads disputed since the last call, in image pixels as read (full-frame for `read`'s).
+    public func takeDisputes() -> [Detection] {
+        defer { disputes = [] }
+        return disputes
+    }
+
+    /// The number of disputes kept, after dropping all but the latest few when no caller takes them (stills, the
+    /// element).
+    private func keepingFewDisputes() -> Int {
+        if disputes.count > 64 { disputes.removeFirst(disputes.count - 16) }
+        return disputes.count
+    }
+
+    /// Moves the disputes found since `start` from the pixels of the image read to the caller's.
+    private func placeDisputes(from start: Int, _ place: (Point) -> Point) {
+        for i in min(start, disputes.count)..<disputes.count {
+            disputes[i].polygon = disputes[i].polygon.map(place)
+            disputes[i].bounds = Bounds(enclosing: disputes[i].polygon)
+        }
+    }
+
+    /// EAN and UPC: a mod-10 check digit, which a misread digit pair passes one time in ten.
+    static let retail: Set<String> = ["EAN-13", "UPC-A", "EAN-8", "UPC-E", "ISBN-13", "ISBN-10"]
+
+    /// Whether `other` (zxing-cpp's read) is another text of `mine`'s code: the same symbology, in the same place.
+    static func contradicts(_ other: Detection, _ mine: Detection) -> Bool {
+        other.type == mine.type && other.data != mine.data && mine.bounds.expanded(by: 4).intersects(other.bounds)
     }
 
     /// A 1D code only ZBar read is read again by zxing-cpp on its own region: a different text there means one

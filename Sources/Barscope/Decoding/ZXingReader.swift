@@ -31,6 +31,8 @@ public struct ZXingReader: Sendable {
     }
 
     public static let allFormats: UInt32 = (1 << 17) - 1
+    /// EAN-8, EAN-13, UPC-A and UPC-E.
+    static let retailFormats = UInt32(BS_ZX_EAN8 | BS_ZX_EAN13 | BS_ZX_UPCA | BS_ZX_UPCE)
 
     /// Reads a luma image in place.
     public func read(_ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil)

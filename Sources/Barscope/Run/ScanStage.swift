@@ -151,7 +151,8 @@ final class ScanStage: @unchecked Sendable {
                 var copy: [UInt8] = []
                 luma.compactCopy(into: &copy) { _ in }
                 held = SearchBoard.Held(
-                    job: job, found: found, gone: gone, luma: copy, width: luma.width, height: luma.height, view: view)
+                    job: job, found: found, gone: gone, luma: copy, width: luma.width, height: luma.height, view: view,
+                    disputed: scanner.takeDisputes())
                 late = searches.hold(held!, until: search)
                 if let late {
                     found += catchUp(
@@ -161,7 +162,7 @@ final class ScanStage: @unchecked Sendable {
                 return (found, view)
             } ?? ([], nil)
         if held != nil && late == nil { return }  // the search's worker finishes it
-        deliver(job, detections, view)
+        deliver(job, detections, view, disputed: scanner.takeDisputes())
         guard c.tracked, job.sequence == search, policy.interval > 1 else { return }
         // A search: finish the frames held for it, in order.
         for h in searches.finishSearch(search, detections).sorted(by: { $0.job.sequence < $1.job.sequence }) {
@@ -172,7 +173,7 @@ final class ScanStage: @unchecked Sendable {
                     h.job.stamp?.scanArea,
                     scanner)
             }
-            deliver(h.job, h.found + extra, h.view)
+            deliver(h.job, h.found + extra, h.view, disputed: h.disputed + scanner.takeDisputes())
         }
     }
 
@@ -201,7 +202,7 @@ final class ScanStage: @unchecked Sendable {
     }
 
     /// Puts a frame's results in order: read cycles, the ledger (for the overlay), the metrics and the events.
-    private func deliver(_ job: ScanPool.Job, _ found: [Detection], _ view: [UInt8]?) {
+    private func deliver(_ job: ScanPool.Job, _ found: [Detection], _ view: [UInt8]?, disputed: [Detection]) {
         known?.record(job.sequence, found)
         // Read in the scanned area; reported only wholly inside the viewfinder.
         let viewfinder = job.stamp?.region
@@ -217,7 +218,9 @@ final class ScanStage: @unchecked Sendable {
         // Bookkeeping under the lock (the events are queued, never delivered, here); the order of frames holds.
         sequencer.withLock { seq in
             let ready = seq.add(
-                .init(sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections, payload: view)
+                .init(
+                    sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections,
+                    disputed: disputed, payload: view)
             )
             for r in ready {
                 // Read cycles first: a cycle's snapshot is due on this frame before the overlay may draw it.

@@ -10,13 +10,19 @@ public struct ResultSequencer<Payload> {
         public var frame: Int
         public var ptsNs: UInt64?
         public var detections: [Detection]
+        /// Reads the decoders disputed in this frame (`BarcodeReader.takeDisputes`), in full-frame pixels.
+        public var disputed: [Detection]
         /// What the owner needs when the frame leaves (the element: its buffer).
         public var payload: Payload
-        public init(sequence: Int, frame: Int, ptsNs: UInt64?, detections: [Detection], payload: Payload) {
+        public init(
+            sequence: Int, frame: Int, ptsNs: UInt64?, detections: [Detection], disputed: [Detection] = [],
+            payload: Payload
+        ) {
             self.sequence = sequence
             self.frame = frame
             self.ptsNs = ptsNs
             self.detections = detections
+            self.disputed = disputed
             self.payload = payload
         }
     }
@@ -71,8 +77,13 @@ public struct ResultSequencer<Payload> {
 
     /// A frame that takes no sequence number (the element's synchronous path) goes through at once, after every
     /// frame submitted before it.
-    public mutating func addNow(frame: Int, ptsNs: UInt64?, detections: [Detection], payload: Payload) -> Delivered {
-        deliver(Scanned(sequence: next, frame: frame, ptsNs: ptsNs, detections: detections, payload: payload))
+    public mutating func addNow(
+        frame: Int, ptsNs: UInt64?, detections: [Detection], disputed: [Detection] = [], payload: Payload
+    ) -> Delivered {
+        deliver(
+            Scanned(
+                sequence: next, frame: frame, ptsNs: ptsNs, detections: detections, disputed: disputed,
+                payload: payload))
     }
 
     private mutating func deliver(_ scanned: Scanned) -> Delivered {
@@ -80,7 +91,8 @@ public struct ResultSequencer<Payload> {
         if r.frame < 0 { r.frame = delivered }
         delivered += 1
         last = (r.frame, r.ptsNs)
-        let (found, trackEvents) = tracker.update(frame: r.frame, ptsNs: r.ptsNs, detections: r.detections)
+        let (found, trackEvents) = tracker.update(
+            frame: r.frame, ptsNs: r.ptsNs, detections: r.detections, disputed: r.disputed)
         // Reads not (yet) confirmed go no further: no event, no box, no cycle result, no snapshot.
         r.detections = zip(r.detections, found).compactMap { $1 == nil ? nil : $0 }
         let ids = found.compactMap { $0 }

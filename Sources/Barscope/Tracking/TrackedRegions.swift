@@ -237,6 +237,8 @@ final class SearchBoard: @unchecked Sendable {
         var width: Int
         var height: Int
         var view: [UInt8]?
+        /// The reads the decoders disputed in it so far.
+        var disputed: [Detection] = []
     }
 
     /// Holds a rescanned frame until the search on frame `search` publishes, unless it has by now: then its

@@ -7,7 +7,9 @@
 /// frames), and its held reads are then released with their own frames. A blurred EAN or UPC read with a valid check
 /// digit but wrong digits seldom repeats itself, and such a read that disagrees with a track at its place (same
 /// symbology, another text) is dropped while that track lives; so is one several scan lines agreed on, when the
-/// track's own text is read there in the same frame. Held and dropped reads are counted.
+/// track's own text is read there in the same frame. An EAN or UPC text the decoders' votes at its place reject
+/// (`TextVotes`: zxing-cpp disputed it more often than it agreed with it, or ZBar read another text there on more
+/// lines at once) is dropped too. Held and dropped reads are counted.
 ///
 /// Not thread-safe: one tracker per scan stream, fed frames in order.
 public final class Tracker {
@@ -66,10 +68,13 @@ public final class Tracker {
     /// Reads not reported: held and never confirmed, or disagreeing with a track at their place.
     public private(set) var unconfirmed = 0
     public private(set) var disagreeing = 0
+    /// What the decoders said of each EAN and UPC text at its place over the recent frames.
+    private var votes: TextVotes
 
     public init(lostAfterFrames: Int = 15, confirmation: Confirmation = Confirmation()) {
         self.lostAfterFrames = max(1, lostAfterFrames)
         self.confirmation = confirmation
+        votes = TextVotes(window: self.lostAfterFrames)
     }
 
     /// Whether a read stands on its own: error correction (2D codes), several scan lines that agreed, or both
@@ -81,7 +86,9 @@ public final class Tracker {
     /// Matches one frame's detections to tracks.
     /// - Returns: the track id of each detection (same order; nil for a read not reported: held for confirmation,
     ///   or disagreeing with a track at its place) and the `appeared`/`lost` events this frame causes.
-    public func update(frame: Int, ptsNs: UInt64?, detections: [Detection]) -> (ids: [Int?], events: [Event]) {
+    public func update(frame: Int, ptsNs: UInt64?, detections: [Detection], disputed: [Detection] = []) -> (
+        ids: [Int?], events: [Event]
+    ) {
         var ids: [Int?] = []
         var events: [Event] = []
         var matched = Set<Int>()  // indices into tracks
@@ -92,11 +99,18 @@ public final class Tracker {
             unconfirmed += c.frames
             return true
         }
+        votes.count(frame: frame, reads: detections, disputed: disputed)
         for d in detections {
             let diag = Double(d.bounds.width * d.bounds.width + d.bounds.height * d.bounds.height).squareRoot()
             // Codes move; allow a few diagonals of travel per gap in frames.
             func reach(_ diagonal: Double, _ last: Int) -> Double {
                 max(diagonal, diag) * Double(2 + min(frame - last, 10))
+            }
+            // An EAN or UPC text the decoders' votes at its place reject (`TextVotes`).
+            if votes.reject(d, frame: frame, reach: reach) {
+                disagreeing += 1
+                ids.append(nil)
+                continue
             }
             var best: (index: Int, distance: Double)? = nil
             for (i, t) in tracks.enumerated() where !matched.contains(i) && t.type == d.type && t.data == d.data {
@@ -204,6 +218,7 @@ public final class Tracker {
     public func finish(frame: Int, ptsNs: UInt64?) -> [Event] {
         defer {
             tracks.removeAll()
+            votes = TextVotes(window: lostAfterFrames)
             unconfirmed += candidates.reduce(0) { $0 + $1.frames }
             candidates.removeAll()
         }
