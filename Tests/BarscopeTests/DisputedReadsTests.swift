@@ -8,8 +8,9 @@ import Testing
 /// (`BarcodeReader.takeDisputes`), and the tracker weighs the decoders' votes over the frames (`TextVotes`).
 @Suite(.suiteLimit) struct DisputedReadsTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../Fixtures/disputed/upca-4_13-frame07.png").standardized.path
+        .appendingPathComponent("../Fixtures/disputed/upca-4_13-frame08.png").standardized.path
     static let misread = "6078790522143"
+    static let printed = "0059290522143"
 
     /// A real frame ZBar misreads on every line alike (a valid check digit): the video reader hands the misread
     /// over as disputed, boxed on the code, and the tracker does not report it.
@@ -35,6 +36,9 @@ import Testing
             let ids = tracker.update(frame: 0, ptsNs: 0, detections: read, disputed: disputed).ids
             #expect(zip(read, ids).allSatisfy { $0.data != Self.misread || $1 == nil }, "\(read.map(\.data)) \(ids)")
             #expect(tracker.disagreeing == read.filter { $0.data == Self.misread }.count)
+            // The printed number, which fewer of ZBar's lines read in this frame, is reported: a text the second
+            // decoder disputes is no rival.
+            #expect(zip(read, ids).contains { $0.data == Self.printed && $1 != nil }, "\(read.map(\.data)) \(ids)")
         }
     }
 
@@ -89,6 +93,28 @@ import Testing
         }
         #expect(reported["0008700000030"] == nil)
         #expect(reported["0625034201058"] == 25)
+    }
+
+    /// Two real codes stacked close together (a photo with a second label just below the first: ean13-2_23) are two
+    /// codes, however close: neither is the other's rival, and zxing-cpp's read of the one below, in the region of
+    /// the one above, is no dispute of it.
+    @Test func twoCodesStackedAreNotOneCodeReadTwoWays() {
+        func stacked(_ data: String, lines: Int, top: Double) -> Detection {
+            Detection(
+                type: "EAN-13", data: data, quality: lines,
+                polygon: [Point(100, top), Point(100, top + 90), Point(400, top + 90), Point(400, top)])
+        }
+        let t = Tracker()
+        for f in 0..<20 {
+            let reads = [stacked("9784872348880", lines: 40, top: 100), stacked("1920081045006", lines: 3, top: 290)]
+            let r = t.update(frame: f, ptsNs: UInt64(f), detections: reads)
+            #expect(r.ids.allSatisfy { $0 != nil }, "frame \(f): \(r.ids)")
+        }
+        var below = stacked("1920081045006", lines: 1, top: 290)
+        below.polygon = [Point(100, 335), Point(100, 336), Point(400, 336), Point(400, 335)]  // a scan line
+        below.bounds = Bounds(enclosing: below.polygon)
+        #expect(!BarcodeReader.contradicts(below, stacked("9784872348880", lines: 40, top: 100)))
+        #expect(BarcodeReader.contradicts(below, stacked("1920081045999", lines: 40, top: 290)))
     }
 
     /// A label swapped for another in the same place: the new one is reported once the old one's lines are no

@@ -18,6 +18,8 @@ struct TextVotes {
         let type: String
         let data: String
         var center: Point
+        /// Where it was last read there.
+        var polygon: [Point]
         var diagonal: Double
         var lastFrame: Int
         var agreed = 0
@@ -50,11 +52,9 @@ struct TextVotes {
         guard d.engine != "both" else { return false }
         func recent(_ v: Votes) -> Int { v.lines.reduce(0) { frame - $1.frame < window ? $0 + $1.count : $0 } }
         let mine = recent(v)
-        let diagonal = Self.diagonal(d)
         return votes.contains {
             $0.type == v.type && $0.data != v.data && $0.disputed <= $0.agreed
-                && $0.center.distance(to: d.center) <= 0.5 * max($0.diagonal, diagonal)
-                && ($0.lines.last?.frame ?? .min) >= frame - 1 && recent($0) > mine
+                && Self.sameCode($0, d) && ($0.lines.last?.frame ?? .min) >= frame - 1 && recent($0) > mine
         }
     }
 
@@ -65,10 +65,14 @@ struct TextVotes {
                 $0.type == d.type && $0.data == d.data && $0.center.distance(to: d.center) <= max($0.diagonal, diag)
             }
             ?? {
-                votes.append(Votes(type: d.type, data: d.data, center: d.center, diagonal: diag, lastFrame: frame))
+                votes.append(
+                    Votes(
+                        type: d.type, data: d.data, center: d.center, polygon: d.polygon, diagonal: diag,
+                        lastFrame: frame))
                 return votes.count - 1
             }()
         votes[i].center = d.center
+        votes[i].polygon = d.polygon
         votes[i].diagonal = diag
         votes[i].lastFrame = frame
         if disputed {
@@ -78,6 +82,12 @@ struct TextVotes {
             votes[i].lines.append((frame, d.quality))
         }
         votes[i].lines.removeAll { frame - $0.frame >= window }
+    }
+
+    /// Whether the text `v` was read on the same code as read `d`: the middle of either on the other's bars
+    /// (inside its outline). Two codes stacked or side by side are two codes, however close.
+    private static func sameCode(_ v: Votes, _ d: Detection) -> Bool {
+        BarcodeReader.lies(v.center, inside: d.polygon) || BarcodeReader.lies(d.center, inside: v.polygon)
     }
 
     private static func diagonal(_ d: Detection) -> Double {
