@@ -11,9 +11,9 @@ some frames, H.264), Barscope beside the stock zbar element on the same clips, a
     python3 scripts/bench_photos.py --barscope .build/release/barscope --out bench-out [--seed N] [--subset-seed K]
                                     [--extras-only]
 
-`--subset-seed` picks which 60 photos of ../shared/testdata/real-photos (101 is the subset rules were chosen on; any
-other is held out), `--seed` how they move. Writes OUT/photos-K-N.json and OUT/photos-K-N.md. Without ../shared it
-says so and exits 0.
+`--subset-seed` picks which 60 photos of ../shared/testdata/real-photos (rules were chosen on subsets 101, 202, 303
+and 404; 505 is held out: docs/accuracy.md), `--seed` how they move. Writes OUT/photos-K-N.json and
+OUT/photos-K-N.md. Without ../shared it says so and exits 0.
 """
 import argparse, json, math, os, subprocess, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
