@@ -24,4 +24,21 @@ import Testing
         let eos = events.first { $0["event"] as? String == "eos" }
         #expect((eos?["unreported_reads"] as? Int ?? 0) >= 5, "\(mode): \(String(describing: eos))")
     }
+
+    /// Tracked mode's search reads this code on its sparse lines but boxes a part of it: read again along its scan
+    /// (`ScanStage.readAlong`), it is read in every frame.
+    @Test func aCodeTheSearchBoxesInPartIsReadInEveryFrame() throws {
+        let frame = DocumentedExamplesTests.root.appendingPathComponent(
+            "Tests/Fixtures/disputed/upca-4_13-frame16.png"
+        ).path
+        let r = try Tool.run([
+            "run", "--input", frame, "--frames", "5", "--tracked", "--every-frame", "--viewfinder", "off", "--quiet",
+            "--events", "-",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let frames = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["data"] as? String == "0059290522143" }.compactMap { $0["frame"] as? Int }
+        #expect(Set(frames) == Set(0..<5), "\(frames)")
+    }
 }

@@ -108,7 +108,38 @@ extension ScanStage {
         where !isFound(d) {
             found.append(d)
         }
+        for c in candidates where !isFound(c) && !ZBarScanner.isTwoDimensional(name: c.type) {
+            if let d = Self.readAlong(c, in: luma, mapping: mapping, region: region, with: scanner) { found.append(d) }
+        }
         return Array(found.dropFirst(known.count))
+    }
+
+    /// A 1D candidate its rescan did not read again: read once more on every line of a region stretched along the
+    /// scan by the candidate's own length each way, its text only. The sparse lines can give a box of a part of the
+    /// code (an EAN whose halves were read on different lines: seen boxed 201 px long on a 340-px code), and a
+    /// region around that part holds no whole code to read.
+    static func readAlong(
+        _ c: Detection, in luma: LumaImage, mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader
+    ) -> Detection? {
+        let b = c.bounds
+        let alongRows = abs(c.acrossBars?.x ?? 1) >= abs(c.acrossBars?.y ?? 0)
+        let (dx, dy) = alongRows ? (b.width, 8) : (8, b.height)
+        let area = PixelRect(
+            x: b.x - mapping.offsetX - dx, y: b.y - mapping.offsetY - dy, width: b.width + 2 * dx,
+            height: b.height + 2 * dy)
+        guard let part = luma.cropped(to: area) else { return nil }
+        let offset = CropMapping(offsetX: mapping.offsetX + max(0, area.x), offsetY: mapping.offsetY + max(0, area.y))
+        let zbar = scanner.zbarScanner
+        let read = zbar.scanning(.linear, rows: alongRows ? 1 : 0, columns: alongRows ? 0 : 1) {
+            scanner.read(part, mapping: offset, viewfinder: nil).first { $0.type == c.type && $0.data == c.data }
+        }
+        // (The stretched region is not the viewfinder: only the viewfinder's own edges judge a cut code.)
+        guard var d = read else { return nil }
+        if let region {
+            guard !Plausibility.cutByCrop(d, crop: region) else { return nil }
+            d.inViewfinder = region.contains(all: d.polygon)
+        }
+        return d
     }
 
     /// Where the codes read are in the searched image's pixels, with their quiet zones (10 modules of a 1D code,
