@@ -6,7 +6,7 @@ public final class BarcodeReader {
     public let engine: Engine
     private let zbar: ZBarScanner
     private let zxing: ZXingReader
-    /// zxing-cpp for EAN and UPC only, trying hard (every other row, both ways, turned): the second decoder that
+    /// zxing-cpp for EAN and UPC only, trying hard (many more rows, both ways, and turned): the second decoder that
     /// judges ZBar's EAN and UPC reads (`secondOpinions`).
     private let retailCheck: ZXingReader
     private let thorough: Bool
@@ -300,7 +300,7 @@ public final class BarcodeReader {
         }
     }
 
-    /// zxing-cpp's EAN and UPC reads (trying hard: every row, both ways) of a band through the middle of read `d`:
+    /// zxing-cpp's EAN and UPC reads (trying hard: many more rows, both ways) of a band through the middle of read `d`:
     /// its middle half across the scan, grown along it by a quarter of its length and 8 px for the quiet zones. A
     /// misread made alike on every line is made on these lines too, and the band costs a half of the rows of the
     /// whole region grown both ways (on the 1080p demo's large codes in tracked mode, where every frame's codes are
@@ -339,8 +339,7 @@ public final class BarcodeReader {
         return disputes
     }
 
-    /// The number of disputes kept, after dropping all but the latest few when no caller takes them (stills, the
-    /// element).
+    /// The number of disputes kept, after dropping all but the latest few when no caller takes them (stills).
     private func keepingFewDisputes() -> Int {
         if disputes.count > 64 { disputes.removeFirst(disputes.count - 16) }
         return disputes.count
