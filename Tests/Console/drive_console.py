@@ -302,8 +302,10 @@ def basic(console):
     until("the QR-Code filter showing QR-Code rows only", lambda: set(types_shown()) == {"QR-Code"}, timeout=10,
           seen=lambda: sorted(set(types_shown())))
     Select(c.field("#filter-type")).select_by_value("")
-    until(f"the filter cleared: rows of the types shown before it, {sorted(unfiltered)}",
-          lambda: set(types_shown()) >= unfiltered - {"QR-Code"} and len(types_shown()) > 0, timeout=10,
+    # (Not every type shown before: the live demo's codes move in and out of view, and on a loaded machine a code
+    # can be out of view for the whole wait; seen once in a full run, CODE-128 missing.)
+    until(f"the filter cleared: rows of types besides QR-Code again (before it: {sorted(unfiltered)})",
+          lambda: len(set(types_shown()) & (unfiltered - {"QR-Code", ""})) > 0, timeout=10,
           seen=lambda: sorted(set(types_shown())))
     rows = c.js("return document.querySelectorAll('#events tbody tr').length")
 
