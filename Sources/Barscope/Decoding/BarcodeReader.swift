@@ -14,6 +14,8 @@ public final class BarcodeReader {
     private let hard: HardCodeReader?
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
+    /// `retailReads`' half-size band, kept likewise.
+    private var checkBuffer: [UInt8] = []
     /// `readPaintedOver`'s copy, kept likewise.
     private var paintedBuffer: [UInt8] = []
     /// How much work the second passes may do on one image: a count of pixels, so that every machine reads the
@@ -283,18 +285,21 @@ public final class BarcodeReader {
             let retail = Self.retail.contains(d.type)
             guard d.quality < 2 || retail else { return d }
             let margin = max(d.bounds.width, d.bounds.height) / 4 + 8
-            guard let region = image.cropped(to: d.bounds.expanded(by: margin)) else { return d }
-            let offset = CropMapping(offsetX: max(0, d.bounds.x - margin), offsetY: max(0, d.bounds.y - margin))
+            let region = image.cropped(to: d.bounds.expanded(by: margin))
             func agrees(_ reads: [Detection]) -> Bool { reads.contains { $0.type == d.type && $0.data == d.data } }
-            let here = retail ? retailReads(around: d, in: image) : zxing.read(region, mapping: offset)
             var confirmed = d
             confirmed.engine = "both"
-            if agrees(here) { return confirmed }
-            if retail, here.contains(where: { Self.contradicts($0, d) }) {
-                disputes.append(d)
-                return d
+            if retail {
+                let here = retailReads(around: d, in: image)
+                if agrees(here) { return confirmed }
+                if here.contains(where: { Self.contradicts($0, d) }) {
+                    disputes.append(d)
+                    return d
+                }
+            } else if let region, agrees(zxing.read(region)) {
+                return confirmed
             }
-            guard d.quality < 2, TransformedLuma.scaled(region, by: 2).withImage({ agrees(zxing.read($0)) })
+            guard d.quality < 2, let region, TransformedLuma.scaled(region, by: 2).withImage({ agrees(zxing.read($0)) })
             else { return d }
             return confirmed
         }
@@ -303,8 +308,8 @@ public final class BarcodeReader {
     /// zxing-cpp's EAN and UPC reads (trying hard: many more rows, both ways) of a band through the middle of read `d`:
     /// its middle half across the scan, grown along it by a quarter of its length and 8 px for the quiet zones. A
     /// misread made alike on every line is made on these lines too, and the band costs a half of the rows of the
-    /// whole region grown both ways (on the 1080p demo's large codes in tracked mode, where every frame's codes are
-    /// read again, the whole region cost a quarter more time). Points in `image`'s pixels.
+    /// whole region grown both ways (tracked mode reads every frame's codes again: docs/decisions.md has the cost).
+    /// Points in `image`'s pixels.
     private func retailReads(around d: Detection, in image: LumaImage) -> [Detection] {
         let b = d.bounds
         let margin = max(b.width, b.height) / 4 + 8
@@ -324,10 +329,18 @@ public final class BarcodeReader {
         guard length / modules >= 4 else {
             return retailCheck.read(region, mapping: CropMapping(offsetX: Int(offset.x), offsetY: Int(offset.y)))
         }
-        let half = TransformedLuma.scaled(region, by: 0.5)
-        return half.withImage { retailCheck.read($0) }.map { r in
+        // (Halved into a buffer this reader keeps, as `readHalved` does: no allocation per read.)
+        let (w, h) = (region.width / 2, region.height / 2)
+        guard w >= 8, h >= 8 else { return [] }
+        if checkBuffer.count < w * h { checkBuffer = [UInt8](repeating: 0, count: w * h) }
+        let reads = checkBuffer.withUnsafeMutableBufferPointer { out -> [Detection] in
+            region.halve(into: out.baseAddress!)
+            return retailCheck.read(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: w, height: h, stride: w))
+        }
+        return reads.map { r in
             var placed = r
-            placed.polygon = r.polygon.map { half.toSource($0) }.map { Point($0.x + offset.x, $0.y + offset.y) }
+            // (`LumaImage.halve` averages each 2x2 block: a half-size pixel's centre is 2x + 0.5 at full size.)
+            placed.polygon = r.polygon.map { Point($0.x * 2 + 0.5 + offset.x, $0.y * 2 + 0.5 + offset.y) }
             placed.bounds = Bounds(enclosing: placed.polygon)
             return placed
         }
@@ -362,21 +375,7 @@ public final class BarcodeReader {
     static func contradicts(_ other: Detection, _ mine: Detection) -> Bool {
         guard other.type == mine.type, other.data != mine.data else { return false }
         let c = other.center
-        let diagonal = Double(mine.bounds.width * mine.bounds.width + mine.bounds.height * mine.bounds.height)
-            .squareRoot()
-        return c.distance(to: mine.center) <= diagonal / 4 || lies(c, inside: mine.polygon)
-    }
-
-    /// Whether `p` lies inside the polygon (even-odd rule).
-    static func lies(_ p: Point, inside polygon: [Point]) -> Bool {
-        var inside = false
-        var j = polygon.count - 1
-        for i in polygon.indices {
-            let (a, b) = (polygon[i], polygon[j])
-            if (a.y > p.y) != (b.y > p.y), p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
-            j = i
-        }
-        return inside
+        return c.distance(to: mine.center) <= mine.bounds.diagonal / 4 || c.lies(inside: mine.polygon)
     }
 
     /// A 1D code only ZBar read is read again by zxing-cpp on its own region: a different text there means one

@@ -11,6 +11,17 @@ public struct Point: Hashable, Sendable, Codable {
     /// The dot product, with the point taken as a vector.
     public func dot(_ p: Point) -> Double { x * p.x + y * p.y }
     public func distance(to p: Point) -> Double { ((x - p.x) * (x - p.x) + (y - p.y) * (y - p.y)).squareRoot() }
+    /// Whether the point lies inside the polygon (even-odd rule).
+    public func lies(inside polygon: [Point]) -> Bool {
+        var inside = false
+        var j = polygon.count - 1
+        for i in polygon.indices {
+            let (a, b) = (polygon[i], polygon[j])
+            if (a.y > y) != (b.y > y), x < (b.x - a.x) * (y - a.y) / (b.y - a.y) + a.x { inside.toggle() }
+            j = i
+        }
+        return inside
+    }
     /// The point halfway to `p`.
     public func halfway(to p: Point) -> Point { Point((x + p.x) / 2, (y + p.y) / 2) }
 }
@@ -46,6 +57,8 @@ public struct PixelRect: Hashable, Sendable {
     public var maxX: Int { x + width }
     public var maxY: Int { y + height }
     public var isEmpty: Bool { width <= 0 || height <= 0 }
+    /// The length of its diagonal: a code's size, for how far it may be from where it was.
+    public var diagonal: Double { Double(width * width + height * height).squareRoot() }
     public func contains(_ p: Point) -> Bool {
         p.x >= Double(x) && p.y >= Double(y) && p.x <= Double(maxX) && p.y <= Double(maxY)
     }

@@ -130,16 +130,10 @@ extension ScanStage {
         guard let part = luma.cropped(to: area) else { return nil }
         let offset = CropMapping(offsetX: mapping.offsetX + max(0, area.x), offsetY: mapping.offsetY + max(0, area.y))
         let zbar = scanner.zbarScanner
-        let read = zbar.scanning(.linear, rows: alongRows ? 1 : 0, columns: alongRows ? 0 : 1) {
-            scanner.read(part, mapping: offset, viewfinder: nil).first { $0.type == c.type && $0.data == c.data }
+        let reads = zbar.scanning(.linear, rows: alongRows ? 1 : 0, columns: alongRows ? 0 : 1) {
+            scanner.read(part, mapping: offset, viewfinder: nil)
         }
-        // (The stretched region is not the viewfinder: only the viewfinder's own edges judge a cut code.)
-        guard var d = read else { return nil }
-        if let region {
-            guard !Plausibility.cutByCrop(d, crop: region) else { return nil }
-            d.inViewfinder = region.contains(all: d.polygon)
-        }
-        return d
+        return TrackedRegions.judged(reads, by: region).first { $0.type == c.type && $0.data == c.data }
     }
 
     /// Where the codes read are in the searched image's pixels, with their quiet zones (10 modules of a 1D code,

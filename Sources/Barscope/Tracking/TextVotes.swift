@@ -8,9 +8,10 @@
 ///   outnumber the agreements, the text is not reported there.
 /// - **ZBar against itself.** Where ZBar reads the code two ways at once (another text of its symbology at its
 ///   place, read in this frame or the one before, and not rejected by the second decoder's votes), the text fewer
-///   of its scan lines read over the recent frames is not reported: a worn or wrapped print gives some lines one number and others another, frame after frame, and
-///   the text more lines read is the better estimate. A label swapped for another is not read two ways at once (the
-///   old text is no longer read when the new one is), so it is reported as before.
+///   of its scan lines read over the recent frames is not reported: a worn or wrapped print gives some lines one
+///   number and others another, frame after frame, and the text more lines read is the better estimate. A label
+///   swapped for another is not read two ways at once (the old text is no longer read when the new one is), so it
+///   is reported as before.
 ///
 /// A text's votes last while it goes on being read or disputed there: `window` frames without either end them.
 struct TextVotes {
@@ -59,7 +60,7 @@ struct TextVotes {
     }
 
     private mutating func vote(_ d: Detection, frame: Int, disputed: Bool) {
-        let diag = Self.diagonal(d)
+        let diag = d.bounds.diagonal
         let i =
             votes.firstIndex {
                 $0.type == d.type && $0.data == d.data && $0.center.distance(to: d.center) <= max($0.diagonal, diag)
@@ -87,10 +88,6 @@ struct TextVotes {
     /// Whether the text `v` was read on the same code as read `d`: the middle of either on the other's bars
     /// (inside its outline). Two codes stacked or side by side are two codes, however close.
     private static func sameCode(_ v: Votes, _ d: Detection) -> Bool {
-        BarcodeReader.lies(v.center, inside: d.polygon) || BarcodeReader.lies(d.center, inside: v.polygon)
-    }
-
-    private static func diagonal(_ d: Detection) -> Double {
-        Double(d.bounds.width * d.bounds.width + d.bounds.height * d.bounds.height).squareRoot()
+        v.center.lies(inside: d.polygon) || d.center.lies(inside: v.polygon)
     }
 }

@@ -24,6 +24,17 @@ enum TrackedRegions {
         return (2, 2)
     }
 
+    /// Reads of a region that is not the viewfinder, judged by the viewfinder's own edges as a full scan judges them:
+    /// `inViewfinder` set, a 1D read cut by its edge dropped. (No viewfinder: as they are.)
+    static func judged(_ reads: [Detection], by viewfinder: PixelRect?) -> [Detection] {
+        guard let viewfinder else { return reads }
+        return reads.compactMap { d in
+            var d = d
+            d.inViewfinder = viewfinder.contains(all: d.polygon)
+            return Plausibility.cutByCrop(d, crop: viewfinder) ? nil : d
+        }
+    }
+
     /// Scans the regions around `known` (full-frame pixels) in the cropped luma image.
     /// - Parameters:
     ///   - mapping: crop → full frame (the viewfinder's offset).
@@ -60,13 +71,7 @@ enum TrackedRegions {
             // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
             // The region is not the viewfinder: only the viewfinder's own edges judge a cut code (below).
             var got = part.compactCopy(into: &scratch) { scanner.read($0, mapping: offset, viewfinder: nil) }
-            if let viewfinder {
-                got = got.compactMap { d in
-                    var d = d
-                    d.inViewfinder = viewfinder.contains(all: d.polygon)
-                    return Plausibility.cutByCrop(d, crop: viewfinder) ? nil : d
-                }
-            }
+            got = judged(got, by: viewfinder)
             // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code
             // from a handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
             let expectedArea = Double(code.bounds.width * code.bounds.height)

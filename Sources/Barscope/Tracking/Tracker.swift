@@ -101,7 +101,7 @@ public final class Tracker {
         }
         votes.count(frame: frame, reads: detections, disputed: disputed)
         for d in detections {
-            let diag = Double(d.bounds.width * d.bounds.width + d.bounds.height * d.bounds.height).squareRoot()
+            let diag = d.bounds.diagonal
             // Codes move; allow a few diagonals of travel per gap in frames.
             func reach(_ diagonal: Double, _ last: Int) -> Double {
                 max(diagonal, diag) * Double(2 + min(frame - last, 10))
