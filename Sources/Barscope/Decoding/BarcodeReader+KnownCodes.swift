@@ -67,7 +67,7 @@ extension BarcodeReader {
     /// read's polygon is zxing-cpp's scan lines, so its outline is fitted to the bars as ZBar's reads' are, across
     /// the turned region's rows.
     private func knownByZXing(in image: LumaImage, linear: Bool, isKnown: (Detection) -> Bool) -> Detection? {
-        guard var d = zxingReader.read(image).first(where: isKnown) else { return nil }
+        guard var d = zxing.read(image).first(where: isKnown) else { return nil }
         guard linear, d.polygon.count >= 2 else { return d }
         let across = Point(1, 0)
         let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: d.polygon, across: across), in: image, across: across)

@@ -5,17 +5,19 @@ import Foundation
 public final class BarcodeReader {
     public let engine: Engine
     private let zbar: ZBarScanner
-    private let zxing: ZXingReader
+    /// zxing-cpp as this reader set it up (its formats and naming); the known codes' third look and the second
+    /// opinions (other files) read with it too.
+    let zxing: ZXingReader
     /// zxing-cpp for EAN and UPC only, trying hard (many more rows, both ways, and turned): the second decoder that
     /// judges ZBar's EAN and UPC reads (`secondOpinions`).
-    private let retailCheck: ZXingReader
+    let retailCheck: ZXingReader
     private let thorough: Bool
     /// The reader of 1D codes too hard for ZBar (nil: off).
     private let hard: HardCodeReader?
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
     /// `retailReads`' half-size band, kept likewise.
-    private var checkBuffer: [UInt8] = []
+    var checkBuffer: [UInt8] = []
     /// `readPaintedOver`'s copy, kept likewise.
     private var paintedBuffer: [UInt8] = []
     /// How much work the second passes may do on one image: a count of pixels, so that every machine reads the
@@ -25,7 +27,7 @@ public final class BarcodeReader {
     public private(set) var lastSecondPasses: SecondPassWork? = nil
     /// EAN and UPC reads since the last `takeDisputes` where zxing-cpp read another text of the code in the same
     /// place (`secondOpinions`): votes against that text there, for the tracker.
-    private var disputes: [Detection] = []
+    var disputes: [Detection] = []
 
     /// - Parameters:
     ///   - settings: `-S` values; they choose the formats of both engines.
@@ -58,8 +60,6 @@ public final class BarcodeReader {
 
     /// The ZBar scanner, for callers that tune its densities (the tracked mode).
     public var zbarScanner: ZBarScanner { zbar }
-    /// zxing-cpp as this reader set it up (its formats and naming), for the known codes' third look.
-    var zxingReader: ZXingReader { zxing }
 
     /// Reads one luma image (a frame, or the viewfinder's crop of one).
     /// - Parameters:
@@ -67,18 +67,27 @@ public final class BarcodeReader {
     ///   - viewfinder: the region the image was cropped to, if any: judges `inViewfinder`, and 1D reads that run
     ///     into its edge are dropped (a code cut by the crop can read as a shorter valid code).
     ///   - frame: the image's number in its stream, for a reader with a hard-code memory.
+    ///   - orHalved: an image where nothing is read is read again at half size (`halvedReads`), as a still's first
+    ///     second pass does; tracked mode's reads of a part of the frame, which its searches read halved, say no.
     public func read(
-        _ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil, frame: Int? = nil
+        _ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil, frame: Int? = nil,
+        orHalved: Bool = true
     ) -> [Detection] {
-        zbar.readingOneImage { readImage(image, mapping: mapping, viewfinder: viewfinder, frame: frame) }
+        zbar.readingOneImage {
+            readImage(image, mapping: mapping, viewfinder: viewfinder, frame: frame, orHalved: orHalved)
+        }
     }
 
-    private func readImage(_ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?, frame: Int?) -> [Detection]
-    {
+    private func readImage(
+        _ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?, frame: Int?, orHalved: Bool
+    ) -> [Detection] {
         let cropped = viewfinder != nil
         let disputedBefore = keepingFewDisputes()
         defer { placeDisputes(from: disputedBefore) { mapping.toFrame($0) } }
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+        if found.isEmpty, orHalved, !thorough {
+            found = halvedReads(of: image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+        }
         if let hard, zbar.kinds != .matrix {
             found += hard.read(
                 image, excluding: found, frame: frame, origin: Point(Double(mapping.offsetX), Double(mapping.offsetY))
@@ -157,6 +166,17 @@ public final class BarcodeReader {
         }
     }
 
+    /// An image where the full-size read found nothing, read at half size: ZBar finds an edge by its contrast from
+    /// one pixel to the next, and the soft edges of a print enlarged past its sharpness (a photo's code scaled up,
+    /// a close camera's focus) spread a bar's edge over pixels whose steps are too small for it; halved, each step
+    /// is twice as large (seen: a UPC-E that every line misses at 1280x720 read on 20 lines at 640x360). An EAN or
+    /// UPC read there counts only when zxing-cpp reads the same text (`secondOpinions`): its one decimal check
+    /// digit passes one misread in ten, and a print ZBar misreads as a still (upca-2_38 of the real-photo set) it
+    /// misreads at every size where it reads it at all. Points in `image`'s pixels.
+    private func halvedReads(of image: LumaImage) -> [Detection] {
+        readHalved(image).filter { !(Self.retail.contains($0.type) && $0.engine == "zbar") }
+    }
+
     /// Reads a copy of the image with `paintedOver` (the image's pixels: codes already found) painted white, each
     /// grown by a quarter of its smaller side (at least 8 px) for its quiet zone: tracked mode's full-size read for
     /// 2D codes too small for half size, so that ZBar's QR stage, which binarizes the whole image once it sees
@@ -174,7 +194,7 @@ public final class BarcodeReader {
                 guard x1 > x0, y1 > y0 else { continue }
                 for y in y0..<y1 { (pixels + y * copy.width + x0).update(repeating: 255, count: x1 - x0) }
             }
-            return read(copy, mapping: mapping, viewfinder: viewfinder)
+            return read(copy, mapping: mapping, viewfinder: viewfinder, orHalved: false)
         }
     }
 
@@ -267,115 +287,6 @@ public final class BarcodeReader {
     private func confirms(_ other: String, over mine: String, near area: PixelRect, in image: LumaImage) -> Bool {
         let texts = Set(zbarCloser(near: area, in: image).map(\.data))
         return texts.contains(other) && !texts.contains(mine)
-    }
-
-    /// A 1D read one scan line made (ZBar's quality 1: nothing else agreed with it) is read again by zxing-cpp on its
-    /// own region, at its size and at twice it: the same text from a second decoder is the margin that lets the
-    /// tracker report it at once (`engine` "both"), rather than wait for a second frame to read it too. An EAN or
-    /// UPC read of any quality is read again at its size too (`disputes`): ZBar, which tells the digits 1, 2, 7
-    /// and 8 apart by its bars' widths alone, misreads a print whose bars ink spread or blur widened on every
-    /// line alike, with a valid check digit, so the number of its lines that agree is no margin there; zxing-cpp
-    /// matches each digit's whole pattern. Where it reads another text of that code in the same place, the two
-    /// decoders dispute it. One frame does not settle which misread (on small, blurred codes zxing-cpp mistakes
-    /// the same digits: seen at 1.3 px a module), so the read stays, and is handed over as disputed
-    /// (`takeDisputes`) for the tracker to weigh the frames' votes (`TextVotes`).
-    private func secondOpinions(_ reads: [Detection], in image: LumaImage) -> [Detection] {
-        reads.map { d in
-            guard d.engine == "zbar", !ZBarScanner.isTwoDimensional(name: d.type) else { return d }
-            let retail = Self.retail.contains(d.type)
-            guard d.quality < 2 || retail else { return d }
-            let margin = max(d.bounds.width, d.bounds.height) / 4 + 8
-            let region = image.cropped(to: d.bounds.expanded(by: margin))
-            func agrees(_ reads: [Detection]) -> Bool { reads.contains { $0.type == d.type && $0.data == d.data } }
-            var confirmed = d
-            confirmed.engine = "both"
-            if retail {
-                let here = retailReads(around: d, in: image)
-                if agrees(here) { return confirmed }
-                if here.contains(where: { Self.contradicts($0, d) }) {
-                    disputes.append(d)
-                    return d
-                }
-            } else if let region, agrees(zxing.read(region)) {
-                return confirmed
-            }
-            guard d.quality < 2, let region, TransformedLuma.scaled(region, by: 2).withImage({ agrees(zxing.read($0)) })
-            else { return d }
-            return confirmed
-        }
-    }
-
-    /// zxing-cpp's EAN and UPC reads (trying hard: many more rows, both ways) of a band through the middle of read `d`:
-    /// its middle half across the scan, grown along it by a quarter of its length and 8 px for the quiet zones. A
-    /// misread made alike on every line is made on these lines too, and the band costs a half of the rows of the
-    /// whole region grown both ways (tracked mode reads every frame's codes again: docs/decisions.md has the cost).
-    /// Points in `image`'s pixels.
-    private func retailReads(around d: Detection, in image: LumaImage) -> [Detection] {
-        let b = d.bounds
-        let margin = max(b.width, b.height) / 4 + 8
-        let across = d.acrossBars ?? Point(b.width >= b.height ? 1 : 0, b.width >= b.height ? 0 : 1)
-        let band =
-            abs(across.x) >= abs(across.y)
-            ? PixelRect(
-                x: b.x - margin, y: b.y + b.height / 4, width: b.width + 2 * margin, height: max(8, b.height / 2))
-            : PixelRect(
-                x: b.x + b.width / 4, y: b.y - margin, width: max(8, b.width / 2), height: b.height + 2 * margin)
-        guard let region = image.cropped(to: band) else { return [] }
-        let offset = Point(Double(max(0, band.x)), Double(max(0, band.y)))
-        // Modules of 4 px or more are read at half size (2 px a module is plenty for a code read whole): a quarter
-        // of the pixels.
-        let length = max(Double(b.width), Double(b.height))
-        let modules = Double(Plausibility.minimumModules(type: d.type, data: d.data) ?? 95)
-        guard length / modules >= 4 else {
-            return retailCheck.read(region, mapping: CropMapping(offsetX: Int(offset.x), offsetY: Int(offset.y)))
-        }
-        // (Halved into a buffer this reader keeps, as `readHalved` does: no allocation per read.)
-        let (w, h) = (region.width / 2, region.height / 2)
-        guard w >= 8, h >= 8 else { return [] }
-        if checkBuffer.count < w * h { checkBuffer = [UInt8](repeating: 0, count: w * h) }
-        let reads = checkBuffer.withUnsafeMutableBufferPointer { out -> [Detection] in
-            region.halve(into: out.baseAddress!)
-            return retailCheck.read(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: w, height: h, stride: w))
-        }
-        return reads.map { r in
-            var placed = r
-            // (`LumaImage.halve` averages each 2x2 block: a half-size pixel's centre is 2x + 0.5 at full size.)
-            placed.polygon = r.polygon.map { Point($0.x * 2 + 0.5 + offset.x, $0.y * 2 + 0.5 + offset.y) }
-            placed.bounds = Bounds(enclosing: placed.polygon)
-            return placed
-        }
-    }
-
-    /// The reads disputed since the last call, in image pixels as read (full-frame for `read`'s).
-    public func takeDisputes() -> [Detection] {
-        defer { disputes = [] }
-        return disputes
-    }
-
-    /// The number of disputes kept, after dropping all but the latest few when no caller takes them (stills).
-    private func keepingFewDisputes() -> Int {
-        if disputes.count > 64 { disputes.removeFirst(disputes.count - 16) }
-        return disputes.count
-    }
-
-    /// Moves the disputes found since `start` from the pixels of the image read to the caller's.
-    private func placeDisputes(from start: Int, _ place: (Point) -> Point) {
-        for i in min(start, disputes.count)..<disputes.count {
-            disputes[i].polygon = disputes[i].polygon.map(place)
-            disputes[i].bounds = Bounds(enclosing: disputes[i].polygon)
-        }
-    }
-
-    /// EAN and UPC: a mod-10 check digit, which a misread digit pair passes one time in ten.
-    static let retail: Set<String> = ["EAN-13", "UPC-A", "EAN-8", "UPC-E", "ISBN-13", "ISBN-10"]
-
-    /// Whether `other` (zxing-cpp's read) is another text of `mine`'s code: the same symbology, its middle on
-    /// `mine`'s bars (inside its outline, or within a quarter of its diagonal of its middle where the outline is
-    /// thin). Not a code beside it, stacked or side by side, whose region overlaps: two real codes, not a dispute.
-    static func contradicts(_ other: Detection, _ mine: Detection) -> Bool {
-        guard other.type == mine.type, other.data != mine.data else { return false }
-        let c = other.center
-        return c.distance(to: mine.center) <= mine.bounds.diagonal / 4 || c.lies(inside: mine.polygon)
     }
 
     /// A 1D code only ZBar read is read again by zxing-cpp on its own region: a different text there means one

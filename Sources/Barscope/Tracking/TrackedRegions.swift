@@ -70,7 +70,9 @@ enum TrackedRegions {
             scanner.zbarScanner.setDensity(rows: density.rows, columns: density.columns)
             // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
             // The region is not the viewfinder: only the viewfinder's own edges judge a cut code (below).
-            var got = part.compactCopy(into: &scratch) { scanner.read($0, mapping: offset, viewfinder: nil) }
+            var got = part.compactCopy(into: &scratch) {
+                scanner.read($0, mapping: offset, viewfinder: nil, orHalved: false)
+            }
             got = judged(got, by: viewfinder)
             // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code
             // from a handful of lines or one half) is not trusted in a rescan; the next search reads it whole.
