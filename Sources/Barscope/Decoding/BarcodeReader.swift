@@ -67,8 +67,9 @@ public final class BarcodeReader {
     ///   - viewfinder: the region the image was cropped to, if any: judges `inViewfinder`, and 1D reads that run
     ///     into its edge are dropped (a code cut by the crop can read as a shorter valid code).
     ///   - frame: the image's number in its stream, for a reader with a hard-code memory.
-    ///   - orHalved: an image where nothing is read is read again at half size (`halvedReads`), as a still's first
-    ///     second pass does; tracked mode's reads of a part of the frame, which its searches read halved, say no.
+    ///   - orHalved: an image where nothing is read is read again at half size, plain and binarized
+    ///     (`emptyImageReads`), as a still's second passes do; tracked mode's reads of a part of the frame, which
+    ///     its searches read halved, say no.
     public func read(
         _ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil, frame: Int? = nil,
         orHalved: Bool = true
@@ -86,7 +87,7 @@ public final class BarcodeReader {
         defer { placeDisputes(from: disputedBefore) { mapping.toFrame($0) } }
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
         if found.isEmpty, orHalved, !thorough {
-            found = halvedReads(of: image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+            found = emptyImageReads(of: image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
         }
         if let hard, zbar.kinds != .matrix {
             found += hard.read(
@@ -166,15 +167,38 @@ public final class BarcodeReader {
         }
     }
 
-    /// An image where the full-size read found nothing, read at half size: ZBar finds an edge by its contrast from
-    /// one pixel to the next, and the soft edges of a print enlarged past its sharpness (a photo's code scaled up,
-    /// a close camera's focus) spread a bar's edge over pixels whose steps are too small for it; halved, each step
-    /// is twice as large (seen: a UPC-E that every line misses at 1280x720 read on 20 lines at 640x360). An EAN or
-    /// UPC read there counts only when zxing-cpp reads the same text (`secondOpinions`): its one decimal check
-    /// digit passes one misread in ten, and a print ZBar misreads as a still (upca-2_38 of the real-photo set) it
-    /// misreads at every size where it reads it at all. Points in `image`'s pixels.
-    private func halvedReads(of image: LumaImage) -> [Detection] {
-        readHalved(image).filter { !(Self.retail.contains($0.type) && $0.engine == "zbar") }
+    /// An image where the full-size read found nothing, read at half size, then at half size binarized against its
+    /// local mean: the cheapest of a still's second passes that read real photos' codes in motion (each a quarter
+    /// of the pixels). ZBar finds a bar's edge by the step in brightness from one pixel to the next: the soft edges
+    /// of a print enlarged past its sharpness (a photo's code scaled up, a close camera's focus) spread each edge
+    /// over pixels whose steps are too small for it, and halved each step is twice as large (seen: a UPC-E that no
+    /// line reads at 1280x720 read on 20 lines at 640x360); glare, shading and a faded print flatten the bars'
+    /// contrast, which the local mean restores. An EAN or UPC read there counts only when zxing-cpp reads the same
+    /// text (`secondOpinions`): its one decimal check digit passes one misread in ten, and a print ZBar misreads as
+    /// a still (upca-2_38 of the real-photo set) it misreads at every size where it reads it at all. Points in
+    /// `image`'s pixels.
+    private func emptyImageReads(of image: LumaImage) -> [Detection] {
+        func checked(_ reads: [Detection]) -> [Detection] {
+            reads.filter { !(Self.retail.contains($0.type) && $0.engine == "zbar") }
+        }
+        let halved = checked(readHalved(image))
+        let (w, h) = (image.width / 2, image.height / 2)
+        guard halved.isEmpty, w >= 8, h >= 8 else { return halved }
+        // (`readHalved` left the half-size image in its buffer.)
+        let binarized = halfBuffer.withUnsafeBytes { half in
+            TransformedLuma.binarized(
+                LumaImage(base: half.baseAddress!, width: w, height: h, stride: w), window: max(15, min(w, h) / 8))
+        }
+        let toImage = { (p: Point) in Point(p.x * 2 + 0.5, p.y * 2 + 0.5) }
+        let disputedBefore = keepingFewDisputes()
+        defer { placeDisputes(from: disputedBefore, toImage) }
+        return checked(binarized.withImage { readOnce($0) }).map { d in
+            var back = d
+            back.polygon = d.polygon.map(toImage)
+            back.bounds = Bounds(enclosing: back.polygon)
+            back.lengthAcrossBars = d.lengthAcrossBars.map { $0 * 2 }
+            return back
+        }
     }
 
     /// Reads a copy of the image with `paintedOver` (the image's pixels: codes already found) painted white, each
