@@ -16,9 +16,7 @@ import Testing
         let r = try Tool.run(
             ["run", "--input", Self.fixture, "--frames", "5", "--viewfinder", "off", "--quiet", "--events", "-"] + mode)
         #expect(r.status == 0, "\(r.stderr)")
-        let events = r.stdout.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+        let events = Tool.events(r.stdout)
         let texts = events.compactMap { $0["data"] as? String }
         #expect(!texts.isEmpty && texts.allSatisfy { $0 == "0059290522143" }, "\(mode): \(texts)")
         let eos = events.first { $0["event"] as? String == "eos" }
@@ -36,9 +34,9 @@ import Testing
             "--events", "-",
         ])
         #expect(r.status == 0, "\(r.stderr)")
-        let frames = r.stdout.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.filter { $0["data"] as? String == "0059290522143" }.compactMap { $0["frame"] as? Int }
+        let frames = Tool.events(r.stdout).filter { $0["data"] as? String == "0059290522143" }.compactMap {
+            $0["frame"] as? Int
+        }
         #expect(Set(frames) == Set(0..<5), "\(frames)")
     }
 }

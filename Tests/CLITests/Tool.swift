@@ -101,6 +101,13 @@ struct Tool {
         return (p, OutputLines(out.fileHandleForReading))
     }
 
+    /// The JSON objects of a run's JSON Lines output (other lines skipped).
+    static func events(_ stdout: String) -> [[String: Any]] {
+        stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
     /// Plays a recording back through barscope itself and returns how many frames it holds (-1 if it does not play).
     static func framesIn(_ path: String) throws -> Int {
         let replay = try run(["run", path, "--viewfinder", "off", "--quiet"])

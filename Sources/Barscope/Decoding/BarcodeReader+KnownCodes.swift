@@ -31,10 +31,9 @@ extension BarcodeReader {
             let linear = !ZBarScanner.isTwoDimensional(name: k.type)
             zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: linear ? 0 : 1) {
                 turned.withImage { image in
-                    let window = max(15, min(image.width, image.height) / 8)
                     read =
                         ZBarScanner.withoutParts(zbarScanner.scan(image)).first(where: isKnown)
-                        ?? TransformedLuma.binarized(image, window: window).withImage {
+                        ?? TransformedLuma.binarized(image).withImage {
                             ZBarScanner.withoutParts(zbarScanner.scan($0)).first(where: isKnown)
                         }
                 }

@@ -16,6 +16,9 @@ public final class BarcodeReader {
     private let hard: HardCodeReader?
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
+    /// `emptyImageReads`' binarized half-size image and its sums, kept likewise.
+    private var binarizedBuffer: [UInt8] = []
+    private var integralBuffer: [Int] = []
     /// `retailReads`' half-size band, kept likewise.
     var checkBuffer: [UInt8] = []
     /// `readPaintedOver`'s copy, kept likewise.
@@ -67,26 +70,26 @@ public final class BarcodeReader {
     ///   - viewfinder: the region the image was cropped to, if any: judges `inViewfinder`, and 1D reads that run
     ///     into its edge are dropped (a code cut by the crop can read as a shorter valid code).
     ///   - frame: the image's number in its stream, for a reader with a hard-code memory.
-    ///   - orHalved: an image where nothing is read is read again at half size, plain and binarized
+    ///   - readAgainIfEmpty: an image where nothing is read is read again at half size, plain and binarized
     ///     (`emptyImageReads`), as a still's second passes do; tracked mode's reads of a part of the frame, which
     ///     its searches read halved, say no.
     public func read(
         _ image: LumaImage, mapping: CropMapping = CropMapping(), viewfinder: PixelRect? = nil, frame: Int? = nil,
-        orHalved: Bool = true
+        readAgainIfEmpty: Bool = true
     ) -> [Detection] {
         zbar.readingOneImage {
-            readImage(image, mapping: mapping, viewfinder: viewfinder, frame: frame, orHalved: orHalved)
+            readImage(image, mapping: mapping, viewfinder: viewfinder, frame: frame, readAgainIfEmpty: readAgainIfEmpty)
         }
     }
 
     private func readImage(
-        _ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?, frame: Int?, orHalved: Bool
+        _ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?, frame: Int?, readAgainIfEmpty: Bool
     ) -> [Detection] {
         let cropped = viewfinder != nil
         let disputedBefore = keepingFewDisputes()
         defer { placeDisputes(from: disputedBefore) { mapping.toFrame($0) } }
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
-        if found.isEmpty, orHalved, !thorough {
+        if found.isEmpty, readAgainIfEmpty, !thorough {
             found = emptyImageReads(of: image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
         }
         if let hard, zbar.kinds != .matrix {
@@ -148,19 +151,27 @@ public final class BarcodeReader {
     /// the pixels for a search that only has to find codes, not box them exactly. Points come back in the image's
     /// own pixels (doubled); codes with modules under two pixels may be missed.
     public func readHalved(_ image: LumaImage) -> [Detection] {
+        atHalfSize(image) { readOnce($0) } ?? readOnce(image)
+    }
+
+    /// Lends `image` at half size (each 2x2 block averaged into a buffer this reader keeps) to `read`, and brings
+    /// its reads, and the disputes it made, back to `image`'s pixels; nil for an image too small to halve.
+    private func atHalfSize(_ image: LumaImage, _ read: (LumaImage) -> [Detection]) -> [Detection]? {
         let w = image.width / 2
         let h = image.height / 2
-        guard w >= 8, h >= 8 else { return readOnce(image) }
+        guard w >= 8, h >= 8 else { return nil }
         if halfBuffer.count < w * h { halfBuffer = [UInt8](repeating: 0, count: w * h) }
+        // (`LumaImage.halve` averages each 2x2 block: a half-size pixel's centre is 2x + 0.5 at full size.)
+        let toImage = { (p: Point) in Point(p.x * 2 + 0.5, p.y * 2 + 0.5) }
         let disputedBefore = keepingFewDisputes()
-        defer { placeDisputes(from: disputedBefore) { Point($0.x * 2 + 0.5, $0.y * 2 + 0.5) } }
+        defer { placeDisputes(from: disputedBefore, toImage) }
         let found = halfBuffer.withUnsafeMutableBufferPointer { out -> [Detection] in
             image.halve(into: out.baseAddress!)
-            return readOnce(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: w, height: h, stride: w))
+            return read(LumaImage(base: UnsafeRawPointer(out.baseAddress!), width: w, height: h, stride: w))
         }
         return found.map { d in
             var full = d
-            full.polygon = d.polygon.map { Point($0.x * 2 + 0.5, $0.y * 2 + 0.5) }
+            full.polygon = d.polygon.map(toImage)
             full.bounds = Bounds(enclosing: full.polygon)
             full.lengthAcrossBars = d.lengthAcrossBars.map { $0 * 2 }
             return full
@@ -181,24 +192,21 @@ public final class BarcodeReader {
         func checked(_ reads: [Detection]) -> [Detection] {
             reads.filter { !(Self.retail.contains($0.type) && $0.engine == "zbar") }
         }
-        let halved = checked(readHalved(image))
-        let (w, h) = (image.width / 2, image.height / 2)
-        guard halved.isEmpty, w >= 8, h >= 8 else { return halved }
-        // (`readHalved` left the half-size image in its buffer.)
-        let binarized = halfBuffer.withUnsafeBytes { half in
-            TransformedLuma.binarized(
-                LumaImage(base: half.baseAddress!, width: w, height: h, stride: w), window: max(15, min(w, h) / 8))
-        }
-        let toImage = { (p: Point) in Point(p.x * 2 + 0.5, p.y * 2 + 0.5) }
-        let disputedBefore = keepingFewDisputes()
-        defer { placeDisputes(from: disputedBefore, toImage) }
-        return checked(binarized.withImage { readOnce($0) }).map { d in
-            var back = d
-            back.polygon = d.polygon.map(toImage)
-            back.bounds = Bounds(enclosing: back.polygon)
-            back.lengthAcrossBars = d.lengthAcrossBars.map { $0 * 2 }
-            return back
-        }
+        return atHalfSize(image) { half in
+            let plain = checked(readOnce(half))
+            guard plain.isEmpty else { return plain }
+            if binarizedBuffer.count < half.width * half.height {
+                binarizedBuffer = [UInt8](repeating: 0, count: half.width * half.height)
+            }
+            return binarizedBuffer.withUnsafeMutableBufferPointer { out in
+                TransformedLuma.binarize(half, into: out.baseAddress!, integral: &integralBuffer)
+                return checked(
+                    readOnce(
+                        LumaImage(
+                            base: UnsafeRawPointer(out.baseAddress!), width: half.width, height: half.height,
+                            stride: half.width)))
+            }
+        } ?? []
     }
 
     /// Reads a copy of the image with `paintedOver` (the image's pixels: codes already found) painted white, each
@@ -218,7 +226,7 @@ public final class BarcodeReader {
                 guard x1 > x0, y1 > y0 else { continue }
                 for y in y0..<y1 { (pixels + y * copy.width + x0).update(repeating: 255, count: x1 - x0) }
             }
-            return read(copy, mapping: mapping, viewfinder: viewfinder, orHalved: false)
+            return read(copy, mapping: mapping, viewfinder: viewfinder, readAgainIfEmpty: false)
         }
     }
 

@@ -73,7 +73,7 @@ struct SecondPass: Equatable {
         case .scaled(let f): return .scaled(image, by: f)
         case .rotated(let d): return .rotated(image, degrees: d)
         case .inverted: return .remapped(image, (0...255).map { UInt8(255 - $0) })
-        case .binarized: return .binarized(image, window: max(15, min(image.width, image.height) / 8))
+        case .binarized: return .binarized(image)
         case .sharpened: return .sharpened(image)
         case .stretched:
             // Levels from the 2nd to the 98th percentile spread over 0...255: faded print, low-contrast photos.

@@ -112,38 +112,50 @@ struct TransformedLuma {
         return UInt8(min(255, max(0, (top * (1 - fy) + bottom * fy).rounded())))
     }
 
-    /// Each pixel against the mean of its neighbourhood (a box `window` pixels wide), as black or white: glare and
-    /// shadow across a code no longer move the threshold ZBar's edge detector sees.
-    static func binarized(_ image: LumaImage, window: Int) -> TransformedLuma {
+    /// Each pixel against the mean of its neighbourhood (a box an eighth of the image's smaller side wide, at least
+    /// 15 px), as black or white: glare and shadow across a code no longer move the threshold ZBar's edge detector
+    /// sees.
+    static func binarized(_ image: LumaImage) -> TransformedLuma {
+        var out = [UInt8](repeating: 0, count: image.width * image.height)
+        var integral: [Int] = []
+        out.withUnsafeMutableBufferPointer { binarize(image, into: $0.baseAddress!, integral: &integral) }
+        return TransformedLuma(pixels: out, width: image.width, height: image.height, toSource: { $0 })
+    }
+
+    /// `binarized`'s work, into `out` (width × height, compact), with `integral` a buffer the caller may keep from
+    /// one image to the next (grown as needed): a video frame's pass allocates nothing.
+    static func binarize(_ image: LumaImage, into out: UnsafeMutablePointer<UInt8>, integral: inout [Int]) {
         let w = image.width
         let h = image.height
-        let r = max(1, window / 2)
+        let r = max(1, max(15, min(w, h) / 8) / 2)
         let src = image.base.assumingMemoryBound(to: UInt8.self)
-        // Integral image: one pass, then every box sum in constant time.
-        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
-        for y in 0..<h {
-            var rowSum = 0
-            for x in 0..<w {
-                rowSum += Int(src[y * image.stride + x])
-                integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
+        // Integral image: one pass, then every box sum in constant time (its first row and column stay 0).
+        if integral.count < (w + 1) * (h + 1) { integral = [Int](repeating: 0, count: (w + 1) * (h + 1)) }
+        integral.withUnsafeMutableBufferPointer { sums in
+            for x in 0...w { sums[x] = 0 }
+            for y in 0..<h {
+                var rowSum = 0
+                sums[(y + 1) * (w + 1)] = 0
+                for x in 0..<w {
+                    rowSum += Int(src[y * image.stride + x])
+                    sums[(y + 1) * (w + 1) + x + 1] = sums[y * (w + 1) + x + 1] + rowSum
+                }
+            }
+            for y in 0..<h {
+                let y0 = max(0, y - r)
+                let y1 = min(h, y + r + 1)
+                for x in 0..<w {
+                    let x0 = max(0, x - r)
+                    let x1 = min(w, x + r + 1)
+                    let sum =
+                        sums[y1 * (w + 1) + x1] - sums[y0 * (w + 1) + x1] - sums[y1 * (w + 1) + x0]
+                        + sums[y0 * (w + 1) + x0]
+                    let mean = sum / ((y1 - y0) * (x1 - x0))
+                    // A little below the mean, so flat paper stays white rather than turning to noise.
+                    out[y * w + x] = Int(src[y * image.stride + x]) * 100 < mean * 93 ? 0 : 255
+                }
             }
         }
-        var out = [UInt8](repeating: 255, count: w * h)
-        for y in 0..<h {
-            let y0 = max(0, y - r)
-            let y1 = min(h, y + r + 1)
-            for x in 0..<w {
-                let x0 = max(0, x - r)
-                let x1 = min(w, x + r + 1)
-                let sum =
-                    integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0]
-                    + integral[y0 * (w + 1) + x0]
-                let mean = sum / ((y1 - y0) * (x1 - x0))
-                // A little below the mean, so flat paper stays white rather than turning to noise.
-                out[y * w + x] = Int(src[y * image.stride + x]) * 100 < mean * 93 ? 0 : 255
-            }
-        }
-        return TransformedLuma(pixels: out, width: w, height: h, toSource: { $0 })
     }
 
     /// Unsharp mask (the pixel minus its 3x3 neighbourhood's blur, added back): soft edges of a blurred photo.

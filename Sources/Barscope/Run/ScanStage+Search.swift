@@ -131,7 +131,7 @@ extension ScanStage {
         let offset = CropMapping(offsetX: mapping.offsetX + max(0, area.x), offsetY: mapping.offsetY + max(0, area.y))
         let zbar = scanner.zbarScanner
         let reads = zbar.scanning(.linear, rows: alongRows ? 1 : 0, columns: alongRows ? 0 : 1) {
-            scanner.read(part, mapping: offset, viewfinder: nil, orHalved: false)
+            scanner.read(part, mapping: offset, viewfinder: nil, readAgainIfEmpty: false)
         }
         return TrackedRegions.judged(reads, by: region).first { $0.type == c.type && $0.data == c.data }
     }
@@ -158,7 +158,7 @@ extension ScanStage {
         let zbar = scanner.zbarScanner
         zbar.setKinds(.linear)
         zbar.setDensity(max(1, parts.configuration.trackedSearchLines))
-        var coarse = scanner.read(luma, mapping: mapping, viewfinder: nil, orHalved: false)
+        var coarse = scanner.read(luma, mapping: mapping, viewfinder: nil, readAgainIfEmpty: false)
         zbar.setKinds(.matrix)
         zbar.setDensity(1)
         let half = scanner.readHalved(luma)

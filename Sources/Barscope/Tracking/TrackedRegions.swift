@@ -71,7 +71,7 @@ enum TrackedRegions {
             // A compact copy: ZBar's QR stage binarizes the image's whole stride × height, not just the crop.
             // The region is not the viewfinder: only the viewfinder's own edges judge a cut code (below).
             var got = part.compactCopy(into: &scratch) {
-                scanner.read($0, mapping: offset, viewfinder: nil, orHalved: false)
+                scanner.read($0, mapping: offset, viewfinder: nil, readAgainIfEmpty: false)
             }
             got = judged(got, by: viewfinder)
             // A read whose box is far smaller than the code it should be (ZBar sometimes reports a 1D code
