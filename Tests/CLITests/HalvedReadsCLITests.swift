@@ -18,20 +18,29 @@ import Testing
         try expectReadInEveryFrame("ean13-2_26-frame35.jpg", "9784872348880", x: 290...945, y: 240...595)
     }
 
-    /// The fixture repeated as a 4-frame clip, every frame: `text` in each frame and nothing else, each box a
+    /// Tracked mode: its search, which finds nothing at full size, reads the frame again as every-frame mode does;
+    /// the frames between searches find the code where it was, at half size.
+    @Test func trackedModeReadsACodeEnlargedPastItsSharpnessInEveryFrame() throws {
+        try expectReadInEveryFrame(
+            "upce-3_05-frame40.png", "0049000006582", x: 60...450, y: 60...350, frames: 8, options: ["--tracked"])
+    }
+
+    /// The fixture repeated as a clip of `frames`, every frame: `text` in each frame and nothing else, each box a
     /// quadrilateral inside the given pixels.
     private func expectReadInEveryFrame(
-        _ fixture: String, _ text: String, x: ClosedRange<Double>, y: ClosedRange<Double>
+        _ fixture: String, _ text: String, x: ClosedRange<Double>, y: ClosedRange<Double>, frames: Int = 4,
+        options: [String] = []
     ) throws {
         let frame = DocumentedExamplesTests.root.appendingPathComponent("Tests/Fixtures/halved/" + fixture).path
-        let r = try Tool.run([
-            "run", "--input", frame, "--frames", "4", "--every-frame", "--viewfinder", "off", "--quiet", "--events",
-            "-",
-        ])
+        let r = try Tool.run(
+            [
+                "run", "--input", frame, "--frames", String(frames), "--every-frame", "--viewfinder", "off", "--quiet",
+                "--events", "-",
+            ] + options)
         #expect(r.status == 0, "\(r.stderr)")
         let reads = Tool.events(r.stdout).filter { $0["event"] as? String == "detection" }
         #expect(reads.allSatisfy { $0["data"] as? String == text }, "\(reads)")
-        #expect(Set(reads.compactMap { $0["frame"] as? Int }) == Set(0..<4), "\(reads)")
+        #expect(Set(reads.compactMap { $0["frame"] as? Int }) == Set(0..<frames), "\(reads)")
         for read in reads {
             let polygon = (read["polygon"] as? [[Double]]) ?? []
             #expect(polygon.count == 4, "\(read)")

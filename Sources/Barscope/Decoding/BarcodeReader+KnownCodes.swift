@@ -5,11 +5,11 @@ extension BarcodeReader {
     /// looked for again where they were (the code's region grown by an eighth of its length and 24 px for the
     /// motion since): by ZBar on the region turned so that the code lies along ZBar's rows (ZBar reads a code tilted
     /// 30 to 60 degrees badly), then on that turned region binarized against its local mean (glare and blur that
-    /// flatten the bars' contrast), then by zxing-cpp on the turned region (`knownByZXing`: shading and blur ZBar's
-    /// QR stage gives up on). Only the known text of the known symbology counts: a second look confirms a
-    /// code, it never reads a new one, so it adds no misread. An I2/5, CODE-39 or Codabar inside a longer read of
-    /// its symbology, by either look, is a part of that code and is dropped (seen: a part of a tilted I2/5 read in a
-    /// few frames, then confirmed in more).
+    /// flatten the bars' contrast), both again on the region at half size, then by zxing-cpp on the turned region
+    /// (`knownByZXing`: shading and blur ZBar's QR stage gives up on). Only the known text of the known symbology
+    /// counts: a second look confirms a code, it never reads a new one, so it adds no misread. An I2/5, CODE-39 or
+    /// Codabar inside a longer read of its symbology, by either look, is a part of that code and is dropped (seen: a
+    /// part of a tilted I2/5 read in a few frames, then confirmed in more).
     /// - Parameters:
     ///   - known: in full-frame pixels; `mapping` takes this image's pixels to the frame's.
     ///   - viewfinder: the crop, if any (reads are judged as `read` judges them).
@@ -25,37 +25,66 @@ extension BarcodeReader {
             guard let crop = image.cropped(to: region) else { return nil }
             let origin = Point(Double(max(0, region.x)), Double(max(0, region.y)))
             let isKnown = { (d: Detection) in d.type == k.type && d.data == k.data }
-            var read: Detection? = nil
             let turned = TransformedLuma.rotated(crop, degrees: -Self.longestSideAngle(of: local))
+            // A read in the turned region, turned back into the crop's pixels.
+            func turnedBack(_ read: Detection) -> Detection {
+                var d = read
+                d.polygon = d.polygon.map(turned.toSource)
+                if let u = d.acrossBars {
+                    let (a, b) = (turned.toSource(Point(0, 0)), turned.toSource(u))
+                    let length = a.distance(to: b)
+                    d.acrossBars = length > 0 ? Point((b.x - a.x) / length, (b.y - a.y) / length) : nil
+                }
+                return d
+            }
+            func known(_ image: LumaImage) -> Detection? {
+                ZBarScanner.withoutParts(zbarScanner.scan(image)).first(where: isKnown)
+                    ?? TransformedLuma.binarized(image).withImage {
+                        ZBarScanner.withoutParts(zbarScanner.scan($0)).first(where: isKnown)
+                    }
+            }
             // Turned, a 1D code's bars cross ZBar's rows: its columns, and the QR stage, cannot read it.
             let linear = !ZBarScanner.isTwoDimensional(name: k.type)
-            zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: linear ? 0 : 1) {
-                turned.withImage { image in
-                    read =
-                        ZBarScanner.withoutParts(zbarScanner.scan(image)).first(where: isKnown)
-                        ?? TransformedLuma.binarized(image).withImage {
-                            ZBarScanner.withoutParts(zbarScanner.scan($0)).first(where: isKnown)
-                        }
+            func byZBar() -> Detection? {
+                zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: linear ? 0 : 1) {
+                    turned.withImage(known).map(turnedBack)
                 }
             }
-            if read == nil { turned.withImage { read = knownByZXing(in: $0, linear: linear, isKnown: isKnown) } }
-            guard var d = read else { return nil }
-            d.polygon = d.polygon.map { turned.toSource($0) }.map { Point($0.x + origin.x, $0.y + origin.y) }
-            if let u = d.acrossBars {
-                // Found in the turned region: turned back with it.
-                let (a, b) = (turned.toSource(Point(0, 0)), turned.toSource(u))
-                let length = a.distance(to: b)
-                d.acrossBars = length > 0 ? Point((b.x - a.x) / length, (b.y - a.y) / length) : nil
+            // At half size, not turned (rows and columns), as a frame where nothing is read is read
+            // (`emptyImageReads`: a print enlarged past its sharpness has edges too soft for ZBar at full size, and
+            // turning it softens them more). An EAN or UPC read there counts only where zxing-cpp reads it there too
+            // (ZBar misreads some prints at half size with a valid check digit, and a misread's track would be kept
+            // alive by it).
+            func atHalfSize() -> Detection? {
+                let half = TransformedLuma.scaled(crop, by: 0.5)
+                return zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: 1) {
+                    half.withImage { h -> Detection? in
+                        guard var d = known(h) else { return nil }
+                        if Self.retail.contains(d.type), !zxing.read(h).contains(where: isKnown) { return nil }
+                        d.polygon = d.polygon.map(half.toSource)
+                        d.lengthAcrossBars = d.lengthAcrossBars.map { $0 * Double(crop.width) / Double(half.width) }
+                        return d
+                    }
+                }
             }
-            if linear, d.engine == "zxing", let u = d.acrossBars {
-                d.polygon = Self.outline(of: d.polygon, across: u, known: local)
+            func byZXing() -> Detection? {
+                turned.withImage { knownByZXing(in: $0, linear: linear, isKnown: isKnown) }.map(turnedBack)
             }
-            d.bounds = Bounds(enclosing: d.polygon)
-            guard Plausibility.accepts(d, in: image, cropped: viewfinder != nil) else { return nil }
-            d.polygon = d.polygon.map(mapping.toFrame)
-            d.bounds = Bounds(enclosing: d.polygon)
-            d.inViewfinder = viewfinder.map { $0.contains(all: d.polygon) } ?? true
-            return d
+            // The first look whose read is plausible where it was found, in the frame's pixels.
+            for look in [byZBar, atHalfSize, byZXing] {
+                guard var d = look() else { continue }
+                d.polygon = d.polygon.map { Point($0.x + origin.x, $0.y + origin.y) }
+                if linear, d.engine == "zxing", let u = d.acrossBars {
+                    d.polygon = Self.outline(of: d.polygon, across: u, known: local)
+                }
+                d.bounds = Bounds(enclosing: d.polygon)
+                guard Plausibility.accepts(d, in: image, cropped: viewfinder != nil) else { continue }
+                d.polygon = d.polygon.map(mapping.toFrame)
+                d.bounds = Bounds(enclosing: d.polygon)
+                d.inViewfinder = viewfinder.map { $0.contains(all: d.polygon) } ?? true
+                return d
+            }
+            return nil
         }
         // A part of a code this frame read whole, by either look, is no code of its own.
         return again.isEmpty ? found : ZBarScanner.withoutParts(found + again)

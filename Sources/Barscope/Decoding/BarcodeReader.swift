@@ -125,13 +125,33 @@ public final class BarcodeReader {
             if work.stop == .exhausted && work.skipped > 0 { work.stop = .budget }
             lastSecondPasses = work
         }
-        return found.map { d in
+        return Self.placed(found, mapping: mapping, viewfinder: viewfinder)
+    }
+
+    /// An image's reads in full-frame pixels, judged by the viewfinder.
+    private static func placed(_ found: [Detection], mapping: CropMapping, viewfinder: PixelRect?) -> [Detection] {
+        found.map { d in
             var placed = d
             placed.polygon = d.polygon.map(mapping.toFrame)
             placed.bounds = Bounds(enclosing: placed.polygon)
             placed.inViewfinder = viewfinder.map { $0.contains(all: placed.polygon) } ?? true
             return placed
         }
+    }
+
+    /// The look `read` gives an image where nothing is read (`emptyImageReads`: half size, then half size
+    /// binarized), alone: for a tracked search's area where its own reads (sparse lines, half size for 2D codes)
+    /// found nothing. Reads every kind of code on every line, whatever ZBar was set to.
+    func readAgain(_ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?) -> [Detection] {
+        let cropped = viewfinder != nil
+        let found = zbar.scanning(.all, rows: 1, columns: 1) {
+            zbar.readingOneImage {
+                let disputedBefore = keepingFewDisputes()
+                defer { placeDisputes(from: disputedBefore) { mapping.toFrame($0) } }
+                return emptyImageReads(of: image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+            }
+        }
+        return Self.placed(found, mapping: mapping, viewfinder: viewfinder)
     }
 
     /// One second pass: its image made, read, the reads' points mapped back to `image`, the work counted.

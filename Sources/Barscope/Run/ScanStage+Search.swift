@@ -65,7 +65,13 @@ extension ScanStage {
         // (Only when a full-size 2D read ran: a whole search after the first reads none.)
         if small2DOnAreas || band != nil { policy.small2DRead(found: !exact.isEmpty) }
         zbar.setKinds(.all)
-        return known + confirm(candidates, exact, besides: known, luma, mapping: mapping, region: region, with: scanner)
+        let new = confirm(candidates, exact, besides: known, luma, mapping: mapping, region: region, with: scanner)
+        // A search that found nothing at all reads what it searched again as a frame where nothing is read is read
+        // in every-frame mode (`BarcodeReader.readAgain`: half size for every kind of code, then binarized); its
+        // reads are kept as they are (a full-size rescan is what missed them). (Not where other codes were found:
+        // the areas around them changed too, and would be read again at every search.)
+        guard known.isEmpty, new.isEmpty else { return known + new }
+        return again(luma, searched, mapping: mapping, region: region, with: scanner)
     }
 
     /// A search's reads of `areas` (the image's pixels): the candidates and the small 2D codes read at full size
@@ -88,6 +94,17 @@ extension ScanStage {
             exact += e
         }
         return (candidates, exact)
+    }
+
+    /// `areas` (the image's pixels) read again as a frame where nothing is read is, in full-frame pixels.
+    private func again(
+        _ luma: LumaImage, _ areas: [PixelRect], mapping: CropMapping, region: PixelRect?, with scanner: BarcodeReader
+    ) -> [Detection] {
+        areas.flatMap { area -> [Detection] in
+            guard let part = luma.cropped(to: area) else { return [] }
+            let offset = CropMapping(offsetX: mapping.offsetX + area.x, offsetY: mapping.offsetY + area.y)
+            return scanner.readAgain(part, mapping: offset, viewfinder: region)
+        }
     }
 
     /// The codes a search found besides those in `known`: the exact reads, and each candidate read again at full
