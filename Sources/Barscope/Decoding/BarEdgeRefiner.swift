@@ -84,9 +84,11 @@ enum BarEdgeRefiner {
         let windows = max(1, min(4, Int((s1 - s0) / 24)))
         var tops: [Point] = []
         var bottoms: [Point] = []
-        // Every window starts on the line strongest over the whole code.
+        // Every window starts on the line strongest over the whole code, looked for in the middle half of the first
+        // box: its outer lines are the outermost scan lines' hits, where the bars may end (a line there straddling
+        // a label's edge in perspective has the most spread of all, and none of it the bars').
         let strongest = barEnds(
-            in: image, mid: mid, unit: unit, vUnit: vUnit, from: s0, to: s1, within: height / 2, limit: limit,
+            in: image, mid: mid, unit: unit, vUnit: vUnit, from: s0, to: s1, within: height / 4, limit: limit,
             strongestOnly: true
         ).strongest
         for w in 0..<windows {
@@ -159,17 +161,19 @@ enum BarEdgeRefiner {
         }
         let again = refine(turnedBox, in: image, across: turned, again: false)
         // Turning the lines by a lean under 30 degrees changes the outline's length and area by a fraction: a re-fit
-        // that makes it half as large again has found something other than these bars (its windows' walk led off
-        // them into a busy background: a 25-px strip of bars boxed 800 px high), and the first fit stands.
+        // that makes it half as large again, or two thirds smaller, has found something other than these bars (its
+        // windows' walk led off them into a busy background: a 25-px strip of bars boxed 800 px high; or stopped
+        // on a strip of them: a 300-px-wide code boxed 35 px wide), and the first fit stands.
         func area(_ q: [Point]) -> Double {
             abs(
                 q.indices.reduce(0.0) { sum, i in
                     sum + q[i].x * q[(i + 1) % q.count].y - q[(i + 1) % q.count].x * q[i].y
                 }) / 2
         }
+        let (a0, a1) = (area(fitted.corners), area(again.corners))
         let agrees =
-            again.length <= 1.5 * fitted.length + 4
-            && area(again.corners) <= 1.5 * area(fitted.corners) + 4 * fitted.length
+            again.length <= 1.5 * fitted.length + 4 && 1.5 * again.length + 4 >= fitted.length
+            && a1 <= 1.5 * a0 + 4 * fitted.length && 1.5 * a1 + 4 * fitted.length >= a0
         return agrees ? again : fitted
     }
 
