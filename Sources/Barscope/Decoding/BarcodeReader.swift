@@ -16,8 +16,8 @@ public final class BarcodeReader {
     private let hard: HardCodeReader?
     /// `readHalved`'s image, kept from one call to the next (no allocation per frame).
     private var halfBuffer: [UInt8] = []
-    /// `emptyImageReads`' binarized half-size image and its sums, kept likewise.
-    private var binarizedBuffer: [UInt8] = []
+    /// `emptyImageReads`' stretched or binarized half-size image, and the sums binarizing takes, kept likewise.
+    private var passBuffer: [UInt8] = []
     private var integralBuffer: [Int] = []
     /// `retailReads`' half-size band, kept likewise.
     var checkBuffer: [UInt8] = []
@@ -70,7 +70,7 @@ public final class BarcodeReader {
     ///   - viewfinder: the region the image was cropped to, if any: judges `inViewfinder`, and 1D reads that run
     ///     into its edge are dropped (a code cut by the crop can read as a shorter valid code).
     ///   - frame: the image's number in its stream, for a reader with a hard-code memory.
-    ///   - readAgainIfEmpty: an image where nothing is read is read again at half size, plain and binarized
+    ///   - readAgainIfEmpty: an image where nothing is read is read again at half size, plain, stretched and binarized
     ///     (`emptyImageReads`), as a still's second passes do; tracked mode's reads of a part of the frame, which
     ///     its searches read halved, say no.
     public func read(
@@ -139,7 +139,7 @@ public final class BarcodeReader {
         }
     }
 
-    /// The look `read` gives an image where nothing is read (`emptyImageReads`: half size, then half size
+    /// The look `read` gives an image where nothing is read (`emptyImageReads`: half size, plain, stretched and
     /// binarized), alone: for a tracked search's area where its own reads (sparse lines, half size for 2D codes)
     /// found nothing. Reads every kind of code on every line, whatever ZBar was set to.
     func readAgain(_ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?) -> [Detection] {
@@ -198,9 +198,10 @@ public final class BarcodeReader {
         }
     }
 
-    /// An image where the full-size read found nothing, read at half size, then at half size binarized against its
-    /// local mean: the cheapest of a still's second passes that read real photos' codes in motion (each a quarter
-    /// of the pixels). ZBar finds a bar's edge by the step in brightness from one pixel to the next: the soft edges
+    /// An image where the full-size read found nothing, read at half size, then at half size stretched
+    /// (`TransformedLuma.stretch`: grey bars on a grey label), then at half size binarized against its local mean:
+    /// the cheapest of a still's second passes that read real photos' codes in motion (each a quarter of the
+    /// pixels). ZBar finds a bar's edge by the step in brightness from one pixel to the next: the soft edges
     /// of a print enlarged past its sharpness (a photo's code scaled up, a close camera's focus) spread each edge
     /// over pixels whose steps are too small for it, and halved each step is twice as large (seen: a UPC-E that no
     /// line reads at 1280x720 read on 20 lines at 640x360); glare, shading and a faded print flatten the bars'
@@ -215,17 +216,23 @@ public final class BarcodeReader {
         return atHalfSize(image) { half in
             let plain = checked(readOnce(half))
             guard plain.isEmpty else { return plain }
-            if binarizedBuffer.count < half.width * half.height {
-                binarizedBuffer = [UInt8](repeating: 0, count: half.width * half.height)
+            if passBuffer.count < half.width * half.height {
+                passBuffer = [UInt8](repeating: 0, count: half.width * half.height)
             }
-            return binarizedBuffer.withUnsafeMutableBufferPointer { out in
-                TransformedLuma.binarize(half, into: out.baseAddress!, integral: &integralBuffer)
-                return checked(
-                    readOnce(
-                        LumaImage(
-                            base: UnsafeRawPointer(out.baseAddress!), width: half.width, height: half.height,
-                            stride: half.width)))
+            // The half image made into another in the kept buffer, and read.
+            func readMade(_ make: (UnsafeMutablePointer<UInt8>) -> Void) -> [Detection] {
+                passBuffer.withUnsafeMutableBufferPointer { out in
+                    make(out.baseAddress!)
+                    return checked(
+                        readOnce(
+                            LumaImage(
+                                base: UnsafeRawPointer(out.baseAddress!), width: half.width, height: half.height,
+                                stride: half.width)))
+                }
             }
+            let stretched = readMade { TransformedLuma.stretch(half, into: $0) }
+            guard stretched.isEmpty else { return stretched }
+            return readMade { TransformedLuma.binarize(half, into: $0, integral: &integralBuffer) }
         } ?? []
     }
 

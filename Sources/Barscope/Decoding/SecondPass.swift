@@ -75,32 +75,7 @@ struct SecondPass: Equatable {
         case .inverted: return .remapped(image, (0...255).map { UInt8(255 - $0) })
         case .binarized: return .binarized(image)
         case .sharpened: return .sharpened(image)
-        case .stretched:
-            // Levels from the 2nd to the 98th percentile spread over 0...255: faded print, low-contrast photos.
-            var histogram = [Int](repeating: 0, count: 256)
-            let src = image.base.assumingMemoryBound(to: UInt8.self)
-            for y in 0..<image.height { for x in 0..<image.width { histogram[Int(src[y * image.stride + x])] += 1 } }
-            let total = image.width * image.height
-            var low = 0
-            var high = 255
-            var seen = 0
-            for v in 0...255 {
-                seen += histogram[v]
-                if seen >= total / 50 {
-                    low = v
-                    break
-                }
-            }
-            seen = 0
-            for v in (0...255).reversed() {
-                seen += histogram[v]
-                if seen >= total / 50 {
-                    high = v
-                    break
-                }
-            }
-            let span = max(1, high - low)
-            return .remapped(image, (0...255).map { UInt8(min(255, max(0, ($0 - low) * 255 / span))) })
+        case .stretched: return .stretched(image)
         }
     }
 }

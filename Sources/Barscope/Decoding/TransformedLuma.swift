@@ -112,6 +112,46 @@ struct TransformedLuma {
         return UInt8(min(255, max(0, (top * (1 - fy) + bottom * fy).rounded())))
     }
 
+    /// Levels from the 2nd to the 98th percentile spread over 0...255: a faded print, a low-contrast photo. ZBar's
+    /// edge detector wants steps of some size between a bar and a space; stretched, a grey-on-grey code's are as
+    /// large as a black-on-white one's.
+    static func stretched(_ image: LumaImage) -> TransformedLuma {
+        var out = [UInt8](repeating: 0, count: image.width * image.height)
+        out.withUnsafeMutableBufferPointer { stretch(image, into: $0.baseAddress!) }
+        return TransformedLuma(pixels: out, width: image.width, height: image.height, toSource: { $0 })
+    }
+
+    /// `stretched`'s work, into `out` (width × height, compact).
+    static func stretch(_ image: LumaImage, into out: UnsafeMutablePointer<UInt8>) {
+        var histogram = [Int](repeating: 0, count: 256)
+        let src = image.base.assumingMemoryBound(to: UInt8.self)
+        for y in 0..<image.height { for x in 0..<image.width { histogram[Int(src[y * image.stride + x])] += 1 } }
+        let tail = image.width * image.height / 50
+        var (low, high, seen) = (0, 255, 0)
+        for v in 0...255 {
+            seen += histogram[v]
+            if seen >= tail {
+                low = v
+                break
+            }
+        }
+        seen = 0
+        for v in (0...255).reversed() {
+            seen += histogram[v]
+            if seen >= tail {
+                high = v
+                break
+            }
+        }
+        let span = max(1, high - low)
+        let table = (0...255).map { UInt8(min(255, max(0, ($0 - low) * 255 / span))) }
+        for y in 0..<image.height {
+            let row = src + y * image.stride
+            let to = out + y * image.width
+            for x in 0..<image.width { to[x] = table[Int(row[x])] }
+        }
+    }
+
     /// Each pixel against the mean of its neighbourhood (a box an eighth of the image's smaller side wide, at least
     /// 15 px), as black or white: glare and shadow across a code no longer move the threshold ZBar's edge detector
     /// sees.
