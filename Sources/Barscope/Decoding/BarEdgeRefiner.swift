@@ -170,10 +170,11 @@ enum BarEdgeRefiner {
                     sum + q[i].x * q[(i + 1) % q.count].y - q[(i + 1) % q.count].x * q[i].y
                 }) / 2
         }
-        let (a0, a1) = (area(fitted.corners), area(again.corners))
+        // Neither more than half as large again as the other, give or take `slack`.
+        func alike(_ a: Double, _ b: Double, slack: Double) -> Bool { a <= 1.5 * b + slack && b <= 1.5 * a + slack }
         let agrees =
-            again.length <= 1.5 * fitted.length + 4 && 1.5 * again.length + 4 >= fitted.length
-            && a1 <= 1.5 * a0 + 4 * fitted.length && 1.5 * a1 + 4 * fitted.length >= a0
+            alike(again.length, fitted.length, slack: 4)
+            && alike(area(again.corners), area(fitted.corners), slack: 4 * fitted.length)
         return agrees ? again : fitted
     }
 

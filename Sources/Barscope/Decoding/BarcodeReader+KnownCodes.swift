@@ -55,23 +55,19 @@ extension BarcodeReader {
             // turning it softens them more). An EAN or UPC read there counts only where zxing-cpp reads it there too
             // (ZBar misreads some prints at half size with a valid check digit, and a misread's track would be kept
             // alive by it).
-            func atHalfSize() -> Detection? {
-                let half = TransformedLuma.scaled(crop, by: 0.5)
-                return zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: 1) {
-                    half.withImage { h -> Detection? in
-                        guard var d = known(h) else { return nil }
-                        if Self.retail.contains(d.type), !zxing.read(h).contains(where: isKnown) { return nil }
-                        d.polygon = d.polygon.map(half.toSource)
-                        d.lengthAcrossBars = d.lengthAcrossBars.map { $0 * Double(crop.width) / Double(half.width) }
-                        return d
-                    }
+            func halved() -> Detection? {
+                zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: 1) {
+                    atHalfSize(crop) { h in
+                        guard let d = known(h) else { return [] }
+                        return Self.retail.contains(d.type) && !zxing.read(h).contains(where: isKnown) ? [] : [d]
+                    }?.first
                 }
             }
             func byZXing() -> Detection? {
                 turned.withImage { knownByZXing(in: $0, linear: linear, isKnown: isKnown) }.map(turnedBack)
             }
             // The first look whose read is plausible where it was found, in the frame's pixels.
-            for look in [byZBar, atHalfSize, byZXing] {
+            for look in [byZBar, halved, byZXing] {
                 guard var d = look() else { continue }
                 d.polygon = d.polygon.map { Point($0.x + origin.x, $0.y + origin.y) }
                 if linear, d.engine == "zxing", let u = d.acrossBars {

@@ -89,9 +89,7 @@ public final class BarcodeReader {
         let disputedBefore = keepingFewDisputes()
         defer { placeDisputes(from: disputedBefore) { mapping.toFrame($0) } }
         var found = readOnce(image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
-        if found.isEmpty, readAgainIfEmpty, !thorough {
-            found = emptyImageReads(of: image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
-        }
+        if found.isEmpty, readAgainIfEmpty, !thorough { found = emptyImageReads(of: image, cropped: cropped) }
         if let hard, zbar.kinds != .matrix {
             found += hard.read(
                 image, excluding: found, frame: frame, origin: Point(Double(mapping.offsetX), Double(mapping.offsetY))
@@ -143,12 +141,11 @@ public final class BarcodeReader {
     /// binarized), alone: for a tracked search's area where its own reads (sparse lines, half size for 2D codes)
     /// found nothing. Reads every kind of code on every line, whatever ZBar was set to.
     func readAgain(_ image: LumaImage, mapping: CropMapping, viewfinder: PixelRect?) -> [Detection] {
-        let cropped = viewfinder != nil
         let found = zbar.scanning(.all, rows: 1, columns: 1) {
             zbar.readingOneImage {
                 let disputedBefore = keepingFewDisputes()
                 defer { placeDisputes(from: disputedBefore) { mapping.toFrame($0) } }
-                return emptyImageReads(of: image).filter { Plausibility.accepts($0, in: image, cropped: cropped) }
+                return emptyImageReads(of: image, cropped: viewfinder != nil)
             }
         }
         return Self.placed(found, mapping: mapping, viewfinder: viewfinder)
@@ -176,7 +173,7 @@ public final class BarcodeReader {
 
     /// Lends `image` at half size (each 2x2 block averaged into a buffer this reader keeps) to `read`, and brings
     /// its reads, and the disputes it made, back to `image`'s pixels; nil for an image too small to halve.
-    private func atHalfSize(_ image: LumaImage, _ read: (LumaImage) -> [Detection]) -> [Detection]? {
+    func atHalfSize(_ image: LumaImage, _ read: (LumaImage) -> [Detection]) -> [Detection]? {
         let w = image.width / 2
         let h = image.height / 2
         guard w >= 8, h >= 8 else { return nil }
@@ -208,8 +205,8 @@ public final class BarcodeReader {
     /// contrast, which the local mean restores. An EAN or UPC read there counts only when zxing-cpp reads the same
     /// text (`secondOpinions`): its one decimal check digit passes one misread in ten, and a print ZBar misreads as
     /// a still (upca-2_38 of the real-photo set) it misreads at every size where it reads it at all. Points in
-    /// `image`'s pixels.
-    private func emptyImageReads(of image: LumaImage) -> [Detection] {
+    /// `image`'s pixels; only the reads `Plausibility` accepts there.
+    private func emptyImageReads(of image: LumaImage, cropped: Bool) -> [Detection] {
         func checked(_ reads: [Detection]) -> [Detection] {
             reads.filter { !(Self.retail.contains($0.type) && $0.engine == "zbar") }
         }
@@ -233,7 +230,7 @@ public final class BarcodeReader {
             let stretched = readMade { TransformedLuma.stretch(half, into: $0) }
             guard stretched.isEmpty else { return stretched }
             return readMade { TransformedLuma.binarize(half, into: $0, integral: &integralBuffer) }
-        } ?? []
+        }?.filter { Plausibility.accepts($0, in: image, cropped: cropped) } ?? []
     }
 
     /// Reads a copy of the image with `paintedOver` (the image's pixels: codes already found) painted white, each
