@@ -56,11 +56,15 @@ extension BarcodeReader {
             // (ZBar misreads some prints at half size with a valid check digit, and a misread's track would be kept
             // alive by it).
             func halved() -> Detection? {
-                zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: 1) {
-                    atHalfSize(crop) { h in
-                        guard let d = known(h) else { return [] }
-                        return Self.retail.contains(d.type) && !zxing.read(h).contains(where: isKnown) ? [] : [d]
-                    }?.first
+                let half = TransformedLuma.scaled(crop, by: 0.5)
+                return zbarScanner.scanning(linear ? .linear : .matrix, rows: 1, columns: 1) {
+                    half.withImage { h -> Detection? in
+                        guard var d = known(h) else { return nil }
+                        if Self.retail.contains(d.type), !zxing.read(h).contains(where: isKnown) { return nil }
+                        d.polygon = d.polygon.map(half.toSource)
+                        d.lengthAcrossBars = d.lengthAcrossBars.map { $0 * Double(crop.width) / Double(half.width) }
+                        return d
+                    }
                 }
             }
             func byZXing() -> Detection? {

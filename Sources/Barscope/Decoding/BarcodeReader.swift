@@ -173,7 +173,7 @@ public final class BarcodeReader {
 
     /// Lends `image` at half size (each 2x2 block averaged into a buffer this reader keeps) to `read`, and brings
     /// its reads, and the disputes it made, back to `image`'s pixels; nil for an image too small to halve.
-    func atHalfSize(_ image: LumaImage, _ read: (LumaImage) -> [Detection]) -> [Detection]? {
+    private func atHalfSize(_ image: LumaImage, _ read: (LumaImage) -> [Detection]) -> [Detection]? {
         let w = image.width / 2
         let h = image.height / 2
         guard w >= 8, h >= 8 else { return nil }
