@@ -82,4 +82,40 @@ import Testing
             for (a, b) in found { #expect(abs(a.x - left) <= 1.5 && abs(b.x - right) <= 1.5, "\(a.x)...\(b.x)") }
         }
     }
+    /// A CODE-128, whose count of characters its text does not give (set B spends one a letter, set C one per two
+    /// digits), of 2-px modules, with dark marks in the margins past both quiet zones: its ends on a row are its start
+    /// character's first bar and its stop character's last, whichever way it was read, and wherever ZBar finished
+    /// reading it (the stop's sixth element read forwards, two modules short of its last bar).
+    @Test(arguments: ["NyOp:S", "12345678"])
+    func aCode128sEndsOnItsLineAreItsStartAndStopCharacters(text: String) throws {
+        let symbol = try Code128.symbol(text)
+        let (module, margin) = (2, 20)
+        var picture = AccuracyTests.Picture(symbol, module: module, margin: margin)
+        let runs = symbol.darkRuns
+        let left = Double(margin + (symbol.quietZone + (runs.map(\.start).min() ?? 0)) * module)
+        let right = Double(margin + (symbol.quietZone + (runs.map { $0.start + $0.length }.max() ?? 0)) * module)
+        for y in 0..<picture.height {
+            for x in [6, 7, 8, 9, picture.width - 9, picture.width - 8, picture.width - 7, picture.width - 6] {
+                picture.pixels[y * picture.width + x] = 0
+            }
+        }
+        let row = Double(picture.height / 2)
+        picture.with { image in
+            // ZBar places the read within a few modules of one end, by the way it scanned: every hit near either
+            // end that gives a span gives the code's.
+            func spans(near x: Double) -> [(Point, Point)] {
+                stride(from: x - 8, through: x + 8, by: 1).compactMap {
+                    ZBarLineDecoder.span(
+                        of: ZBAR_CODE128, bytes: Array(text.utf8), through: Point($0, row), scan: Point(1, 0),
+                        settings: ScannerSettings(), in: image)
+                }
+            }
+            for end in [left, right] {
+                let found = spans(near: end)
+                #expect(!found.isEmpty, "no span near \(end)")
+                for (a, b) in found { #expect(abs(a.x - left) <= 1.5 && abs(b.x - right) <= 1.5, "\(a.x)...\(b.x)") }
+            }
+            #expect(spans(near: (left + right) / 2).isEmpty)
+        }
+    }
 }

@@ -16,8 +16,7 @@ enum ZBarLineDecoder {
         of type: zbar_symbol_type_t, bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings,
         in image: LumaImage
     ) -> (Point, Point)? {
-        guard let elements = elements(of: type, characters: bytes.count),
-            !settings.changesCharacters(of: type)
+        guard let elements = extent(of: type, characters: bytes.count), !settings.changesCharacters(of: type)
         else { return nil }
         let alongRow = abs(scan.x) >= abs(scan.y)
         let fixed = Int(alongRow ? hit.y : hit.x)
@@ -46,6 +45,22 @@ enum ZBarLineDecoder {
             return reversed ? (point(last), point(start)) : (point(start), point(last))
         }
         return nil
+    }
+
+    /// How far back from a read's last bar its first lies, in bars and spaces.
+    enum Extent: Equatable {
+        /// A count the text gives (`elements`).
+        case elements(Int)
+        /// CODE-128: six elements (11 modules) a character, seven (13) to stop, but how many characters a text
+        /// takes depends on the code sets its encoder chose (two digits a character in set C, a shift or a switch
+        /// between sets), which the text does not say. At least `characters` (its start and check included).
+        case code128(characters: Int)
+    }
+
+    /// The extent of `n` characters of text read as `type`; nil for a symbology not known here.
+    static func extent(of type: zbar_symbol_type_t, characters n: Int) -> Extent? {
+        if type == ZBAR_CODE128 { return n > 0 ? .code128(characters: (n + 1) / 2 + 2) : nil }
+        return elements(of: type, characters: n).map { .elements($0) }
     }
 
     /// The bars and spaces from a read's first bar to its last, by its symbology's structure: I2/5, two bars and
@@ -94,8 +109,8 @@ enum ZBarLineDecoder {
         }
 
         /// The first bar's leading edge and the last bar's trailing edge (in samples) of the text decoded from
-        /// `count` samples with its end within 3 samples of `end`, `elements` bars and spaces apart; nil if none.
-        func read(count: Int, _ sample: (Int) -> UInt8, elements: Int, near end: Int) -> (Double, Double)? {
+        /// `count` samples with its end within 3 samples of `end`, `extent` apart; nil if none.
+        func read(count: Int, _ sample: (Int) -> UInt8, elements extent: Extent, near end: Int) -> (Double, Double)? {
             _ = zbar_scanner_reset(scanner)
             _ = zbar_scanner_new_scan(scanner)
             let scale = Double(1 << Self.fraction)
@@ -103,30 +118,68 @@ enum ZBarLineDecoder {
             // the value it reports before the first).
             var edges: [UInt32] = []
             let none = zbar_scanner_get_edge(scanner, 0, Self.fraction)
-            var found: (Double, Double)? = nil
+            // The edge that began the element completing the read.
+            var completed: Int? = nil
             func note(_ result: zbar_symbol_type_t) {
                 let edge = zbar_scanner_get_edge(scanner, 0, Self.fraction)
                 if edge != none, edges.last != edge { edges.append(edge) }
-                guard found == nil, result == type, let data = zbar_decoder_get_data(decoder) else { return }
+                guard completed == nil, result == type, let data = zbar_decoder_get_data(decoder) else { return }
                 let length = Int(zbar_decoder_get_data_length(decoder))
                 let same =
                     length == bytes.count
                     && data.withMemoryRebound(to: UInt8.self, capacity: length) { p in
                         (0..<length).allSatisfy { p[$0] == bytes[$0] }
                     }
-                // The element that completed the read is the space after its last bar (of no width at the line's
-                // end): its start is that bar's trailing edge.
-                let trailing = zbar_scanner_get_edge(scanner, zbar_scanner_get_width(scanner), Self.fraction)
-                guard same, abs(Double(trailing) / scale - Double(end)) <= 3, let last = edges.lastIndex(of: trailing),
-                    last - elements >= 0
-                else { return }
-                found = (Double(edges[last - elements]) / scale, Double(trailing) / scale)
+                let start = zbar_scanner_get_edge(scanner, zbar_scanner_get_width(scanner), Self.fraction)
+                guard same, abs(Double(start) / scale - Double(end)) <= 3 else { return }
+                completed = edges.lastIndex(of: start)
             }
             for i in 0..<count { note(zbar_scan_y(scanner, Int32(sample(i)))) }
             // The line's end is a scan boundary, as ZBar's image scanner makes it (a code up to the image's edge).
             note(zbar_scanner_flush(scanner))
             note(zbar_scanner_flush(scanner))
-            return found
+            guard let completed, let (first, last) = Self.ends(of: extent, completedAt: completed, in: edges) else {
+                return nil
+            }
+            return (Double(edges[first]) / scale, Double(edges[last]) / scale)
+        }
+
+        /// The indices in `edges` of the read's first bar's leading edge and its last bar's trailing edge, given the
+        /// edge that began the element whose end completed the read (`completed`).
+        /// - A symbology of a known count of elements completes on the space after its last bar: that bar's
+        ///   trailing edge is `completed`, and the first bar's leading edge the count before it.
+        /// - CODE-128 completes on its stop character's sixth element, before its last bar, read forwards; read
+        ///   backwards, on its start character's. Either way, the code is the run of 6 k + 7 elements near there
+        ///   (k characters of 11 modules, start and check included, and a stop of 13) with a quiet zone at each end
+        ///   (a space of 6 modules or the line's end: the widest space inside it is 4), that begins as a start
+        ///   character or a stop read backwards begin (bar, space, bar of 2, 1, 1 modules: edge-to-edge 3 and 2)
+        ///   and ends as either ends (1, 1, 2: edge-to-edge 2 and 3); the module is its span over its modules. The
+        ///   fewest characters that fit.
+        static func ends(of extent: Extent, completedAt completed: Int, in edges: [UInt32]) -> (Int, Int)? {
+            switch extent {
+            case .elements(let n):
+                return completed - n >= 0 ? (completed - n, completed) : nil
+            case .code128(let least):
+                for last in (completed - 1)...(completed + 3) where last >= 0 && last < edges.count {
+                    var characters = least
+                    while last - (6 * characters + 7) >= 0 {
+                        let first = last - (6 * characters + 7)
+                        let module = Double(edges[last] - edges[first]) / Double(11 * characters + 13)
+                        characters += 1
+                        guard module > 0 else { continue }
+                        func modules(_ a: Int, _ b: Int) -> Double { Double(edges[b] - edges[a]) / module }
+                        func near(_ a: Int, _ b: Int, _ width: Double) -> Bool { abs(modules(a, b) - width) < 0.75 }
+                        let before = first == 0 ? Double.infinity : modules(first - 1, first)
+                        let after = last == edges.count - 1 ? Double.infinity : modules(last, last + 1)
+                        if before >= 6, after >= 6, near(first, first + 2, 3), near(first + 1, first + 3, 2),
+                            near(last - 3, last - 1, 2), near(last - 2, last, 3)
+                        {
+                            return (first, last)
+                        }
+                    }
+                }
+                return nil
+            }
         }
     }
 }
