@@ -18,7 +18,7 @@ public final class BarcodeReader {
     private var halfBuffer: [UInt8] = []
     /// `emptyImageReads`' stretched or binarized half-size image, and the sums binarizing takes, kept likewise.
     private var passBuffer: [UInt8] = []
-    private var integralBuffer: [Int] = []
+    private var integralBuffer: [UInt32] = []
     /// `retailReads`' half-size band, kept likewise.
     var checkBuffer: [UInt8] = []
     /// `readPaintedOver`'s copy, kept likewise.

@@ -157,28 +157,30 @@ struct TransformedLuma {
     /// sees.
     static func binarized(_ image: LumaImage) -> TransformedLuma {
         var out = [UInt8](repeating: 0, count: image.width * image.height)
-        var integral: [Int] = []
+        var integral: [UInt32] = []
         out.withUnsafeMutableBufferPointer { binarize(image, into: $0.baseAddress!, integral: &integral) }
         return TransformedLuma(pixels: out, width: image.width, height: image.height, toSource: { $0 })
     }
 
     /// `binarized`'s work, into `out` (width × height, compact), with `integral` a buffer the caller may keep from
-    /// one image to the next (grown as needed): a video frame's pass allocates nothing.
-    static func binarize(_ image: LumaImage, into out: UnsafeMutablePointer<UInt8>, integral: inout [Int]) {
+    /// one image to the next (grown as needed): a video frame's pass allocates nothing. The sums are kept modulo
+    /// 2^32 (half the memory of whole integers: 2 MB for a half-size 1080p frame): a box's sum, the difference of
+    /// four of them, is exact so long as it is under 2^32, and a box of 255s would need 16 million pixels.
+    static func binarize(_ image: LumaImage, into out: UnsafeMutablePointer<UInt8>, integral: inout [UInt32]) {
         let w = image.width
         let h = image.height
         let r = max(1, max(15, min(w, h) / 8) / 2)
         let src = image.base.assumingMemoryBound(to: UInt8.self)
         // Integral image: one pass, then every box sum in constant time (its first row and column stay 0).
-        if integral.count < (w + 1) * (h + 1) { integral = [Int](repeating: 0, count: (w + 1) * (h + 1)) }
+        if integral.count < (w + 1) * (h + 1) { integral = [UInt32](repeating: 0, count: (w + 1) * (h + 1)) }
         integral.withUnsafeMutableBufferPointer { sums in
             for x in 0...w { sums[x] = 0 }
             for y in 0..<h {
-                var rowSum = 0
+                var rowSum: UInt32 = 0
                 sums[(y + 1) * (w + 1)] = 0
                 for x in 0..<w {
-                    rowSum += Int(src[y * image.stride + x])
-                    sums[(y + 1) * (w + 1) + x + 1] = sums[y * (w + 1) + x + 1] + rowSum
+                    rowSum &+= UInt32(src[y * image.stride + x])
+                    sums[(y + 1) * (w + 1) + x + 1] = sums[y * (w + 1) + x + 1] &+ rowSum
                 }
             }
             for y in 0..<h {
@@ -188,9 +190,9 @@ struct TransformedLuma {
                     let x0 = max(0, x - r)
                     let x1 = min(w, x + r + 1)
                     let sum =
-                        sums[y1 * (w + 1) + x1] - sums[y0 * (w + 1) + x1] - sums[y1 * (w + 1) + x0]
-                        + sums[y0 * (w + 1) + x0]
-                    let mean = sum / ((y1 - y0) * (x1 - x0))
+                        sums[y1 * (w + 1) + x1] &- sums[y0 * (w + 1) + x1] &- sums[y1 * (w + 1) + x0]
+                        &+ sums[y0 * (w + 1) + x0]
+                    let mean = Int(sum) / ((y1 - y0) * (x1 - x0))
                     // A little below the mean, so flat paper stays white rather than turning to noise.
                     out[y * w + x] = Int(src[y * image.stride + x]) * 100 < mean * 93 ? 0 : 255
                 }

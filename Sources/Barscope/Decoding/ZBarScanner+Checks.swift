@@ -11,6 +11,18 @@ extension ZBarScanner {
         return Double(alongX ? spread.width : spread.height) < least || (alongX ? spread.height : spread.width) < 2
     }
 
+    /// The hits ordered by their distance across the scan from the middle one's line, nearest first (ties in
+    /// their own order).
+    static func middleFirst(_ hits: [Point], alongX: Bool) -> [Point] {
+        guard hits.count > 2 else { return hits }
+        func across(_ p: Point) -> Double { alongX ? p.y : p.x }
+        let middle = hits.map(across).sorted()[hits.count / 2]
+        return hits.indices.sorted { a, b in
+            let (da, db) = (abs(across(hits[a]) - middle), abs(across(hits[b]) - middle))
+            return da != db ? da < db : a < b
+        }.map { hits[$0] }
+    }
+
     /// The decoder's run through the first few hits that give one: the shorter median of them (a line that left
     /// the code and read on elsewhere runs longer, never shorter).
     static func decodedRun(hits: [Point], span: (Point) -> (Point, Point)?) -> (Point, Point)? {

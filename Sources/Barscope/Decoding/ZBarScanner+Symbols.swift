@@ -117,6 +117,10 @@ extension ZBarScanner {
                 orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
                 || orientation == ZBAR_ORIENT_UNKNOWN
             let axis = alongX ? Point(1, 0) : Point(0, 1)
+            // The hits from the middle of their spread across the scan outward: the lines the ends and runs below
+            // are taken from cross the code farthest from its bars' ends (ZBar lists its hits in scan order, so the
+            // first few lie where the code begins across the scan: a tilted code's lines there graze its corner).
+            points = Self.middleFirst(points, alongX: alongX)
             // ZBar's decoder run along a hit's line gives the read's first and last bar. A line that left the code
             // through its bars' ends and found the rest of its elements farther on (an I2/5, which has no check digit,
             // can end on bars of the background) decodes a longer run than the lines that
