@@ -118,4 +118,17 @@ import Testing
             #expect(spans(near: (left + right) / 2).isEmpty)
         }
     }
+    /// A UPC-E as ZBar gives it (number system, six digits, check digit) in its EAN-13 form, by each rule for where its
+    /// zeros go (the sixth digit 0-2, 3, 4, 5-9); anything else is none.
+    @Test func aUPCEIsExpandedToItsEAN13Form() {
+        func expanded(_ upce: String) -> String? {
+            ZBarLineDecoder.upceAsEAN13(Array(upce.utf8)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(expanded("04252614") == "0042100005264")
+        #expect(expanded("01234533") == "0012300000453")
+        #expect(expanded("01234543") == "0012340000053")
+        #expect(expanded("01234565") == "0012345000065")
+        #expect(expanded("0123456") == nil)
+        #expect(expanded("0123456A") == nil)
+    }
 }
