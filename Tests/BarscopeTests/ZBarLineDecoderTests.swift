@@ -16,9 +16,7 @@ import Testing
         let symbol = AccuracyTests.itf("12345670")
         let (module, margin) = (2, 20)
         var picture = AccuracyTests.Picture(symbol, module: module, margin: margin)
-        let runs = symbol.darkRuns
-        let left = Double(margin + (symbol.quietZone + (runs.map(\.start).min() ?? 0)) * module)
-        let right = Double(margin + (symbol.quietZone + (runs.map { $0.start + $0.length }.max() ?? 0)) * module)
+        let (left, right) = Self.barsEnds(symbol, module: module, margin: margin)
         for y in 0..<picture.height {
             for x in (picture.width - 12)..<(picture.width - 8) { picture.pixels[y * picture.width + x] = 0 }
         }
@@ -67,9 +65,7 @@ import Testing
         let symbol = try EAN13.symbol(text)
         let (module, margin) = (2, 20)
         let picture = AccuracyTests.Picture(symbol, module: module, margin: margin)
-        let runs = symbol.darkRuns
-        let left = Double(margin + (symbol.quietZone + (runs.map(\.start).min() ?? 0)) * module)
-        let right = Double(margin + (symbol.quietZone + (runs.map { $0.start + $0.length }.max() ?? 0)) * module)
+        let (left, right) = Self.barsEnds(symbol, module: module, margin: margin)
         #expect(right - left == Double(95 * module))
         let row = Double(picture.height / 2)
         picture.with { image in
@@ -82,6 +78,7 @@ import Testing
             for (a, b) in found { #expect(abs(a.x - left) <= 1.5 && abs(b.x - right) <= 1.5, "\(a.x)...\(b.x)") }
         }
     }
+
     /// A CODE-128, whose count of characters its text does not give (set B spends one a letter, set C one per two
     /// digits), of 2-px modules, with dark marks in the margins past both quiet zones: its ends on a row are its start
     /// character's first bar and its stop character's last, whichever way it was read, and wherever ZBar finished
@@ -91,9 +88,7 @@ import Testing
         let symbol = try Code128.symbol(text)
         let (module, margin) = (2, 20)
         var picture = AccuracyTests.Picture(symbol, module: module, margin: margin)
-        let runs = symbol.darkRuns
-        let left = Double(margin + (symbol.quietZone + (runs.map(\.start).min() ?? 0)) * module)
-        let right = Double(margin + (symbol.quietZone + (runs.map { $0.start + $0.length }.max() ?? 0)) * module)
+        let (left, right) = Self.barsEnds(symbol, module: module, margin: margin)
         for y in 0..<picture.height {
             for x in [6, 7, 8, 9, picture.width - 9, picture.width - 8, picture.width - 7, picture.width - 6] {
                 picture.pixels[y * picture.width + x] = 0
@@ -118,17 +113,13 @@ import Testing
             #expect(spans(near: (left + right) / 2).isEmpty)
         }
     }
-    /// A UPC-E as ZBar gives it (number system, six digits, check digit) in its EAN-13 form, by each rule for where its
-    /// zeros go (the sixth digit 0-2, 3, 4, 5-9); anything else is none.
-    @Test func aUPCEIsExpandedToItsEAN13Form() {
-        func expanded(_ upce: String) -> String? {
-            ZBarLineDecoder.upceAsEAN13(Array(upce.utf8)).map { String(decoding: $0, as: UTF8.self) }
-        }
-        #expect(expanded("04252614") == "0042100005264")
-        #expect(expanded("01234533") == "0012300000453")
-        #expect(expanded("01234543") == "0012340000053")
-        #expect(expanded("01234565") == "0012345000065")
-        #expect(expanded("0123456") == nil)
-        #expect(expanded("0123456A") == nil)
+
+    /// Where a symbol drawn by `AccuracyTests.Picture` begins and ends along its rows: its first bar's leading edge
+    /// and its last bar's trailing edge, in pixels.
+    static func barsEnds(_ symbol: BarcodeSymbol, module: Int, margin: Int) -> (Double, Double) {
+        let runs = symbol.darkRuns
+        let left = Double(margin + (symbol.quietZone + (runs.map(\.start).min() ?? 0)) * module)
+        let right = Double(margin + (symbol.quietZone + (runs.map { $0.start + $0.length }.max() ?? 0)) * module)
+        return (left, right)
     }
 }

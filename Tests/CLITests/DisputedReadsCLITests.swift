@@ -39,21 +39,4 @@ import Testing
         }
         #expect(Set(frames) == Set(0..<5), "\(frames)")
     }
-    /// A UPC-A whose left half, between its left and centre guards, reads as a UPC-E (0008700000030 in its EAN-13
-    /// form, by both decoders): a part of the UPC-A, for no quiet zone lies past its end guard on any line. The still
-    /// (`scan`, which reported both before) and the clip, every frame and tracked, report the UPC-A alone.
-    @Test(arguments: [["scan", "--json", "--engine", "zbar"], ["run", "--every-frame"], ["run", "--tracked"]])
-    func aUPCEReadInAUPCAsBarsIsNotReported(command: [String]) throws {
-        let still = DocumentedExamplesTests.root.appendingPathComponent(
-            "Tests/Fixtures/disputed/upca-5_27-still.jpg"
-        ).path
-        let arguments =
-            command[0] == "scan"
-            ? command + [still]
-            : command + ["--input", still, "--frames", "5", "--viewfinder", "off", "--quiet", "--events", "-"]
-        let r = try Tool.run(arguments)
-        #expect(r.status == 0, "\(r.stderr)")
-        let texts = Tool.events(r.stdout).compactMap { $0["data"] as? String }
-        #expect(!texts.isEmpty && texts.allSatisfy { $0 == "0625034201058" }, "\(command): \(texts)")
-    }
 }

@@ -18,46 +18,6 @@ enum ZBarLineDecoder {
     ) -> (Point, Point)? {
         guard let elements = extent(of: type, characters: bytes.count), !settings.changesCharacters(of: type)
         else { return nil }
-        guard let decoder = LineDecoder(type: type, bytes: bytes, settings: settings) else { return nil }
-        return firstRead(through: hit, scan: scan, in: image) { count, sample, end in
-            decoder.read(count: count, sample, elements: elements, near: end).map { ($0.0, $0.1) }
-        }.map { found, point in
-            // In the line's own order, as the image has it.
-            let (a, b) = (point(found.0), point(found.1))
-            return a.dot(scan) <= b.dot(scan) ? (a, b) : (b, a)
-        }
-    }
-
-    /// Whether an EAN-13 text that a UPC-E could write (ZBar reports a UPC-E in its EAN-13 form) was read on the
-    /// line through `hit` as a UPC-E with no quiet zone at an end: a space of under 3 modules between its guard and
-    /// the next bar, where the standard asks 7 or 9. Its 33 bars and spaces were then a part of a longer code (seen:
-    /// the left half of a UPC-A, the UPC-E's end guard on the UPC-A's centre guard, read as `0008700000030` in every
-    /// frame of a photo and by both decoders). Nil where the line gives no such UPC-E read.
-    static func upceWithoutQuietZone(
-        bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings, in image: LumaImage
-    ) -> Bool? {
-        guard Plausibility.couldBeUPCE(String(decoding: bytes, as: UTF8.self)),
-            !settings.changesCharacters(of: ZBAR_UPCE),
-            let decoder = LineDecoder(type: ZBAR_UPCE, bytes: bytes, settings: settings, expandingUPCE: true)
-        else { return nil }
-        return firstRead(through: hit, scan: scan, in: image) { count, sample, end in
-            decoder.readEdges(count: count, sample, elements: .elements(33), near: end)
-        }.map { found, _ in
-            let (edges, first, last) = found
-            let module = Double(edges[last] - edges[first]) / 51
-            let before = first > 0 ? Double(edges[first] - edges[first - 1]) : .infinity
-            let after = last + 1 < edges.count ? Double(edges[last + 1] - edges[last]) : .infinity
-            return min(before, after) < 3 * module
-        }
-    }
-
-    /// The first of `read`'s results along the image's row (`scan` (1, 0)) or column through `hit`, read each way
-    /// ZBar scans it, with the way from a position on the line (in samples) back to the image. `read` gets the
-    /// line's length, its samples and the hit's position in them.
-    private static func firstRead<T>(
-        through hit: Point, scan: Point, in image: LumaImage,
-        _ read: (_ count: Int, _ sample: (Int) -> UInt8, _ end: Int) -> T?
-    ) -> (T, (Double) -> Point)? {
         let alongRow = abs(scan.x) >= abs(scan.y)
         let fixed = Int(alongRow ? hit.y : hit.x)
         let count = alongRow ? image.width : image.height
@@ -65,6 +25,7 @@ enum ZBarLineDecoder {
         let step = alongRow ? 1 : image.stride
         let first = image.base.assumingMemoryBound(to: UInt8.self) + (alongRow ? fixed * image.stride : fixed)
         let at = Int((alongRow ? hit.x : hit.y).rounded())
+        guard let decoder = LineDecoder(type: type, bytes: bytes, settings: settings) else { return nil }
         // ZBar scans rows and columns both ways; the way it read this one is the way whose decode ends at the hit.
         // (A read of light bars on dark, which ZBar makes with `test-inverted` from the image inverted, is decoded
         // from inverted samples.)
@@ -74,14 +35,14 @@ enum ZBarLineDecoder {
                 let v = first[(reversed ? count - 1 - i : i) * step]
                 return inverted ? 255 - v : v
             }
-            guard let found = read(count, sample, end) else { continue }
-            return (
-                found,
-                { t in
-                    let i = reversed ? Double(count) - t : t
-                    return alongRow ? Point(i, Double(fixed)) : Point(Double(fixed), i)
-                }
-            )
+            guard let (start, last) = decoder.read(count: count, sample, elements: elements, near: end) else {
+                continue
+            }
+            func point(_ t: Double) -> Point {
+                let i = reversed ? Double(count) - t : t
+                return alongRow ? Point(i, Double(fixed)) : Point(Double(fixed), i)
+            }
+            return reversed ? (point(last), point(start)) : (point(start), point(last))
         }
         return nil
     }
@@ -121,42 +82,22 @@ enum ZBarLineDecoder {
         }
     }
 
-    /// A UPC-E as ZBar gives it with UPC-E enabled (its number system, six digits and check digit) in its EAN-13
-    /// form, as ZBar gives it otherwise: the UPC-A it stands for (the six digits' last says where the zeros go),
-    /// with a leading 0. Nil for anything else.
-    static func upceAsEAN13(_ upce: [UInt8]) -> [UInt8]? {
-        let d = upce.map { Int($0) - 48 }
-        guard d.count == 8, d.allSatisfy({ (0...9).contains($0) }) else { return nil }
-        let (x, last) = (Array(d[1...6]), d[6])
-        let body: [Int]
-        switch last {
-        case 0...2: body = [x[0], x[1], last, 0, 0, 0, 0, x[2], x[3], x[4]]
-        case 3: body = [x[0], x[1], x[2], 0, 0, 0, 0, 0, x[3], x[4]]
-        case 4: body = [x[0], x[1], x[2], x[3], 0, 0, 0, 0, 0, x[4]]
-        default: body = [x[0], x[1], x[2], x[3], x[4], 0, 0, 0, 0, last]
-        }
-        return ([0, d[0]] + body + [d[7]]).map { UInt8($0 + 48) }
-    }
-
     /// One symbology's bar-width decoder behind ZBar's edge scanner, with the run's settings.
     private final class LineDecoder {
         let decoder: OpaquePointer
         let scanner: OpaquePointer
         let type: zbar_symbol_type_t
         let bytes: [UInt8]
-        /// `bytes` are an EAN-13 text and the decoder's a UPC-E's (`ZBar.upceAsEAN13` expands it).
-        let expandingUPCE: Bool
         /// ZBar's edge positions carry this many bits of fraction.
         static let fraction: Int32 = 5
 
-        init?(type: zbar_symbol_type_t, bytes: [UInt8], settings: ScannerSettings, expandingUPCE: Bool = false) {
+        init?(type: zbar_symbol_type_t, bytes: [UInt8], settings: ScannerSettings) {
             guard let decoder = zbar_decoder_create() else { return nil }
             guard let scanner = zbar_scanner_create(decoder) else {
                 zbar_decoder_destroy(decoder)
                 return nil
             }
             (self.decoder, self.scanner, self.type, self.bytes) = (decoder, scanner, type, bytes)
-            self.expandingUPCE = expandingUPCE
             settings.apply(toDecoder: decoder)
             zbar_decoder_set_config(decoder, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
             zbar_decoder_set_config(decoder, type, ZBAR_CFG_ENABLE, 1)
@@ -170,18 +111,6 @@ enum ZBarLineDecoder {
         /// The first bar's leading edge and the last bar's trailing edge (in samples) of the text decoded from
         /// `count` samples with its end within 3 samples of `end`, `extent` apart; nil if none.
         func read(count: Int, _ sample: (Int) -> UInt8, elements extent: Extent, near end: Int) -> (Double, Double)? {
-            guard let (edges, first, last) = readEdges(count: count, sample, elements: extent, near: end) else {
-                return nil
-            }
-            let scale = Double(1 << Self.fraction)
-            return (Double(edges[first]) / scale, Double(edges[last]) / scale)
-        }
-
-        /// `read`'s work: every edge the decoder was given on the line (in 1/32 samples), and the indices of the
-        /// read's first bar's leading edge and its last bar's trailing edge among them.
-        func readEdges(count: Int, _ sample: (Int) -> UInt8, elements extent: Extent, near end: Int) -> (
-            [UInt32], Int, Int
-        )? {
             _ = zbar_scanner_reset(scanner)
             _ = zbar_scanner_new_scan(scanner)
             let scale = Double(1 << Self.fraction)
@@ -196,10 +125,11 @@ enum ZBarLineDecoder {
                 if edge != none, edges.last != edge { edges.append(edge) }
                 guard completed == nil, result == type, let data = zbar_decoder_get_data(decoder) else { return }
                 let length = Int(zbar_decoder_get_data_length(decoder))
-                let read = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    Array(UnsafeBufferPointer(start: $0, count: length))
-                }
-                let same = (expandingUPCE ? ZBarLineDecoder.upceAsEAN13(read) : read) == bytes
+                let same =
+                    length == bytes.count
+                    && data.withMemoryRebound(to: UInt8.self, capacity: length) { p in
+                        (0..<length).allSatisfy { p[$0] == bytes[$0] }
+                    }
                 let start = zbar_scanner_get_edge(scanner, zbar_scanner_get_width(scanner), Self.fraction)
                 guard same, abs(Double(start) / scale - Double(end)) <= 3 else { return }
                 completed = edges.lastIndex(of: start)
@@ -211,7 +141,7 @@ enum ZBarLineDecoder {
             guard let completed, let (first, last) = Self.ends(of: extent, completedAt: completed, in: edges) else {
                 return nil
             }
-            return (edges, first, last)
+            return (Double(edges[first]) / scale, Double(edges[last]) / scale)
         }
 
         /// The indices in `edges` of the read's first bar's leading edge and its last bar's trailing edge, given the

@@ -136,17 +136,6 @@ extension ZBarScanner {
                     points, within: ends, alongX: alongX, slack: max(1, ends.0.distance(to: ends.1) / 60))
                 if kept.count >= 2 { points = kept }
             }
-            // An EAN-13 text a UPC-E could write, read as a UPC-E with no quiet zone on every one of its lines (two at
-            // least): a part of a longer code's bars (`ZBarLineDecoder.upceWithoutQuietZone`), no code of its own. (Not
-            // on most: a UPC-E's own digits are printed a module or two past its guards, and its lines through them
-            // find no quiet zone either.)
-            if type == ZBAR_EAN13 {
-                let verdicts = points.prefix(5).compactMap {
-                    ZBarLineDecoder.upceWithoutQuietZone(
-                        bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
-                }
-                if verdicts.count >= 2, verdicts.allSatisfy({ $0 }) { return nil }
-            }
             var across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
             let hits = points
             var oneLine = false
