@@ -121,34 +121,39 @@ struct TransformedLuma {
         return TransformedLuma(pixels: out, width: image.width, height: image.height, toSource: { $0 })
     }
 
-    /// `stretched`'s work, into `out` (width × height, compact).
+    /// `stretched`'s work, into `out` (width × height, compact); its histogram and table on the stack (a video
+    /// frame where nothing is read is stretched: nothing allocated for it).
     static func stretch(_ image: LumaImage, into out: UnsafeMutablePointer<UInt8>) {
-        var histogram = [Int](repeating: 0, count: 256)
-        let src = image.base.assumingMemoryBound(to: UInt8.self)
-        for y in 0..<image.height { for x in 0..<image.width { histogram[Int(src[y * image.stride + x])] += 1 } }
-        let tail = image.width * image.height / 50
-        var (low, high, seen) = (0, 255, 0)
-        for v in 0...255 {
-            seen += histogram[v]
-            if seen >= tail {
-                low = v
-                break
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { histogram in
+            histogram.initialize(repeating: 0)
+            let src = image.base.assumingMemoryBound(to: UInt8.self)
+            for y in 0..<image.height { for x in 0..<image.width { histogram[Int(src[y * image.stride + x])] += 1 } }
+            let tail = image.width * image.height / 50
+            var (low, high, seen) = (0, 255, 0)
+            for v in 0...255 {
+                seen += histogram[v]
+                if seen >= tail {
+                    low = v
+                    break
+                }
             }
-        }
-        seen = 0
-        for v in (0...255).reversed() {
-            seen += histogram[v]
-            if seen >= tail {
-                high = v
-                break
+            seen = 0
+            for v in (0...255).reversed() {
+                seen += histogram[v]
+                if seen >= tail {
+                    high = v
+                    break
+                }
             }
-        }
-        let span = max(1, high - low)
-        let table = (0...255).map { UInt8(min(255, max(0, ($0 - low) * 255 / span))) }
-        for y in 0..<image.height {
-            let row = src + y * image.stride
-            let to = out + y * image.width
-            for x in 0..<image.width { to[x] = table[Int(row[x])] }
+            let span = max(1, high - low)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { table in
+                for v in 0...255 { table[v] = UInt8(min(255, max(0, (v - low) * 255 / span))) }
+                for y in 0..<image.height {
+                    let row = src + y * image.stride
+                    let to = out + y * image.width
+                    for x in 0..<image.width { to[x] = table[Int(row[x])] }
+                }
+            }
         }
     }
 

@@ -16,7 +16,7 @@ enum ZBarLineDecoder {
         of type: zbar_symbol_type_t, bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings,
         in image: LumaImage
     ) -> (Point, Point)? {
-        guard let elements = extent(of: type, characters: bytes.count), !settings.changesCharacters(of: type)
+        guard let extent = extent(of: type, characters: bytes.count), !settings.changesCharacters(of: type)
         else { return nil }
         let alongRow = abs(scan.x) >= abs(scan.y)
         let fixed = Int(alongRow ? hit.y : hit.x)
@@ -35,7 +35,7 @@ enum ZBarLineDecoder {
                 let v = first[(reversed ? count - 1 - i : i) * step]
                 return inverted ? 255 - v : v
             }
-            guard let (start, last) = decoder.read(count: count, sample, elements: elements, near: end) else {
+            guard let (start, last) = decoder.read(count: count, sample, extent: extent, near: end) else {
                 continue
             }
             func point(_ t: Double) -> Point {
@@ -48,7 +48,7 @@ enum ZBarLineDecoder {
     }
 
     /// How far back from a read's last bar its first lies, in bars and spaces.
-    enum Extent: Equatable {
+    enum Extent {
         /// A count the text gives (`elements`).
         case elements(Int)
         /// CODE-128: six elements (11 modules) a character, seven (13) to stop, but how many characters a text
@@ -110,7 +110,7 @@ enum ZBarLineDecoder {
 
         /// The first bar's leading edge and the last bar's trailing edge (in samples) of the text decoded from
         /// `count` samples with its end within 3 samples of `end`, `extent` apart; nil if none.
-        func read(count: Int, _ sample: (Int) -> UInt8, elements extent: Extent, near end: Int) -> (Double, Double)? {
+        func read(count: Int, _ sample: (Int) -> UInt8, extent: Extent, near end: Int) -> (Double, Double)? {
             _ = zbar_scanner_reset(scanner)
             _ = zbar_scanner_new_scan(scanner)
             let scale = Double(1 << Self.fraction)

@@ -68,9 +68,8 @@ extension ScanStage {
         let new = confirm(candidates, exact, besides: known, luma, mapping: mapping, region: region, with: scanner)
         // A search that found nothing at all reads what it searched again as a frame where nothing is read is read
         // in every-frame mode (`BarcodeReader.readAgain`: half size for every kind of code, plain, stretched and
-        // binarized); its
-        // reads are kept as they are (a full-size rescan is what missed them). (Not where other codes were found:
-        // the areas around them changed too, and would be read again at every search.)
+        // binarized); its reads are kept as they are (a full-size rescan is what missed them). (Not where other
+        // codes were found: the areas around them changed too, and would be read again at every search.)
         guard known.isEmpty, new.isEmpty else { return known + new }
         return again(luma, searched, mapping: mapping, region: region, with: scanner)
     }
