@@ -146,7 +146,9 @@ final class ElementState: @unchecked Sendable {
                     name: "element", live: false, maxInFlight: threads,
                     makeReader: { BarcodeReader(engine: engine, settings: settings) }
                 ) { [weak self] scanner, job in
+                    // Its frames leave in order through its own sequencer (`delivery`), not the lane's.
                     self?.scanQueued(job, with: scanner)
+                    return [.init(sequence: job.sequence, run: nil)]
                 }
                 poolKey = (threads, symbologies, engine)
             }

@@ -53,11 +53,68 @@ import Testing
     final class Tally: Sendable {
         let scanned = Locked(0)
         let codes = Locked(0)
-        func scan(_ reader: BarcodeReader, _ job: ScanPool.Job) {
+        func scan(_ reader: BarcodeReader, _ job: ScanPool.Job) -> [ScanLane.Delivery] {
             let n = withLumaPlane(of: job.sample) { luma, _ in reader.read(luma).count } ?? 0
             scanned.withLock { $0 += 1 }
             codes.withLock { $0 += n }
+            return [.init(sequence: job.sequence, run: nil)]
         }
+    }
+
+    /// A lane's deliveries run in the order its frames were taken, one at a time, however the workers finish:
+    /// two workers, scans of uneven length (every third frame read, the others not), and a frame handed in by
+    /// another frame's worker (as tracked mode's held frames are).
+    @Test func deliveriesRunInOrderOneAtATime() throws {
+        let samples = try Self.frames(4)
+        let pool = ScanPool(workers: 2)
+        let order = Locked<[Int]>([])
+        let running = Locked(0)
+        let overlapped = Locked(false)
+        // Frames parked for the frame after them, and frames that have looked for a parked one.
+        let parking = Locked<(parked: [Int: Int], passed: Set<Int>)>(([:], []))
+        let lane = pool.open(name: "file", live: false, maxInFlight: 2, makeReader: { BarcodeReader() }) {
+            reader, job in
+            if job.sequence % 3 == 0 {
+                _ = withLumaPlane(of: job.sample) { luma, _ in reader.read(luma) }
+            }
+            func delivery(_ sequence: Int, frame: Int) -> ScanLane.Delivery {
+                ScanLane.Delivery(sequence: sequence) {
+                    overlapped.withLock {
+                        $0 =
+                            $0
+                            || running.withLock {
+                                $0 += 1
+                                return $0
+                            } > 1
+                    }
+                    Thread.sleep(forTimeInterval: 0.001)
+                    order.withLock { $0.append(frame) }
+                    running.withLock { $0 -= 1 }
+                }
+            }
+            // Every tenth frame (odd tens) is parked and handed in by the frame after it, unless that one has
+            // already gone by (as a search that is done gives a held frame its results at once).
+            if job.sequence % 20 == 10 {
+                let parked = parking.withLock { p -> Bool in
+                    guard !p.passed.contains(job.sequence + 1) else { return false }
+                    p.parked[job.sequence] = job.frame
+                    return true
+                }
+                if parked { return [] }
+            }
+            var handed = [delivery(job.sequence, frame: job.frame)]
+            let earlier = parking.withLock { p -> Int? in
+                p.passed.insert(job.sequence)
+                return p.parked.removeValue(forKey: job.sequence - 1)
+            }
+            if let frame = earlier { handed.append(delivery(job.sequence - 1, frame: frame)) }
+            return handed
+        }
+        for n in 0..<120 { lane.submit(samples.job(n)) }
+        lane.waitIdle()
+        #expect(order.load() == Array(0..<120))
+        #expect(!overlapped.load(), "two deliveries ran at once")
+        lane.close()
     }
 
     /// Under overload (one worker, four live streams each offering a frame every 2 ms), every stream drops frames,
@@ -118,9 +175,10 @@ import Testing
             tally.scan($0, $1)
         }
         let stalled = pool.open(name: "stalled", live: true, maxInFlight: 2, makeReader: { BarcodeReader() }) {
-            _, _ in
+            _, job in
             stuck.withLock { $0 += 1 }
             release.wait()
+            return [.init(sequence: job.sequence, run: nil)]
         }
         let frames = Sanitizer.bound(
             Self.stalledFileFrames, sanitized: Self.stalledFileFramesUnderSanitizer, "frames of the file stream")
@@ -202,14 +260,16 @@ extension ScanPoolTests {
         let samples = try Self.frames(4)
         let pool = ScanPool(workers: 1)
         let busy = DispatchSemaphore(value: 0)
-        let other = pool.open(name: "other", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) { _, _ in
+        let other = pool.open(name: "other", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) { _, job in
             busy.signal()
             Thread.sleep(forTimeInterval: 0.1)  // a stand-in scan: the worker busy while the burst comes
+            return [.init(sequence: job.sequence, run: nil)]
         }
         let scanned = Locked(0)
-        let camera = pool.open(name: "camera", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) { _, _ in
+        let camera = pool.open(name: "camera", live: true, maxInFlight: 1, makeReader: { BarcodeReader() }) { _, job in
             Thread.sleep(forTimeInterval: 0.002)  // a stand-in scan of 2 ms
             scanned.withLock { $0 += 1 }
+            return [.init(sequence: job.sequence, run: nil)]
         }
         for n in 0..<10 {
             camera.submit(samples.job(n))
@@ -241,14 +301,16 @@ extension ScanPoolTests {
     @Test func aLightFrameTakesTheWorkerKeptForOthers() throws {
         let samples = try Self.frames(4)
         let pool = ScanPool(workers: 2)
-        let other = pool.open(name: "other", live: true, maxInFlight: 2, makeReader: { BarcodeReader() }) { _, _ in
+        let other = pool.open(name: "other", live: true, maxInFlight: 2, makeReader: { BarcodeReader() }) { _, job in
             Thread.sleep(forTimeInterval: 0.002)  // a stand-in scan of 2 ms
+            return [.init(sequence: job.sequence, run: nil)]
         }
         let camera = pool.open(
             name: "camera", live: true, maxInFlight: 2, light: { $0 % 4 != 0 }, makeReader: { BarcodeReader() }
         ) { _, job in
             // A stand-in scan: every 4th frame a search of 3.6 frame times, the others light.
             Thread.sleep(forTimeInterval: job.sequence % 4 == 0 ? 0.36 : 0.002)  // a stand-in scan
+            return [.init(sequence: job.sequence, run: nil)]
         }
         for n in 0..<24 {
             camera.submit(samples.job(n))

@@ -21,7 +21,21 @@ public final class ScanLane: @unchecked Sendable {
     private let generation: @Sendable () -> Int
     let light: @Sendable (Int) -> Bool
     private let makeReader: @Sendable () -> BarcodeReader
-    let process: @Sendable (BarcodeReader, ScanPool.Job) -> Void
+    let process: @Sendable (BarcodeReader, ScanPool.Job) -> [Delivery]
+
+    /// What a scanned frame leaves for the stream's consumers (the tracker, read cycles, ledger, metrics, events),
+    /// run in the order the frames were taken (`Job.sequence`), by one worker at a time and outside every lock: the
+    /// worker that hands in the frame next in order runs it, and any after it that are ready. Every frame a worker
+    /// took is handed in once: by its own scan, or later by another's (tracked mode's frames held for a search).
+    public struct Delivery: Sendable {
+        public let sequence: Int
+        /// nil: nothing to run for it (its place in the order only).
+        public let run: (@Sendable () -> Void)?
+        public init(sequence: Int, run: (@Sendable () -> Void)?) {
+            self.sequence = sequence
+            self.run = run
+        }
+    }
 
     // Guarded by pool.condition:
     var waiting: [ScanPool.Job] = []
@@ -31,6 +45,10 @@ public final class ScanLane: @unchecked Sendable {
     var dropped = 0
     var submitted = 0
     var idle: [Reader] = []
+    /// Frames handed in and not yet run, by sequence; the next one in order; whether a worker is running some now.
+    private var handedIn: [Int: Delivery] = [:]
+    private var nextDelivery = 0
+    private var delivering = false
     /// When each frame being scanned was taken (for telling a stalled lane).
     var started: [ContinuousClock.Instant] = []
     /// When a frame was last handed over (a lane that has not had one for a second leaves the workers to others).
@@ -51,7 +69,7 @@ public final class ScanLane: @unchecked Sendable {
     init(
         pool: ScanPool, name: String, live: Bool, maxInFlight: Int, generation: @escaping @Sendable () -> Int,
         light: @escaping @Sendable (Int) -> Bool, makeReader: @escaping @Sendable () -> BarcodeReader,
-        process: @escaping @Sendable (BarcodeReader, ScanPool.Job) -> Void
+        process: @escaping @Sendable (BarcodeReader, ScanPool.Job) -> [Delivery]
     ) {
         self.pool = pool
         self.name = name
@@ -111,13 +129,41 @@ public final class ScanLane: @unchecked Sendable {
         return out
     }
 
-    /// Returns when every frame handed over has been scanned (or dropped).
+    /// Returns when every frame handed over has been scanned (or dropped) and delivered.
     public func waitIdle() {
         let c = pool.condition
         c.lock()
-        while !waiting.isEmpty || inFlight > 0 { c.wait() }
+        while !isIdle { c.wait() }
         c.unlock()
     }
+
+    /// Nothing waits, is scanned or is being delivered, and nothing handed in is ready to run (a frame still held
+    /// for a search is in flight with it). Under `pool.condition`.
+    private var isIdle: Bool {
+        waiting.isEmpty && inFlight == 0 && !delivering && handedIn[nextDelivery] == nil
+    }
+
+    /// Under `pool.condition`: frames handed in by a worker's scan.
+    func handIn(_ deliveries: [Delivery]) {
+        for d in deliveries { handedIn[d.sequence] = d }
+    }
+
+    /// Under `pool.condition`: the deliveries now due, in order, with the lane's delivering role (the caller runs
+    /// them, then gives the role back with `delivered()`); nil when another worker is delivering or none is due.
+    func takeDue() -> [@Sendable () -> Void]? {
+        guard !delivering else { return nil }
+        var due: [@Sendable () -> Void] = []
+        while let d = handedIn.removeValue(forKey: nextDelivery) {
+            nextDelivery += 1
+            if let run = d.run { due.append(run) }
+        }
+        guard !due.isEmpty else { return nil }
+        delivering = true
+        return due
+    }
+
+    /// Under `pool.condition`: the delivering role given back.
+    func delivered() { delivering = false }
 
     /// Finishes the frames already handed over, then leaves the pool. Safe to call more than once.
     public func close() {
@@ -125,7 +171,7 @@ public final class ScanLane: @unchecked Sendable {
         c.lock()
         closed = true
         c.broadcast()
-        while !waiting.isEmpty || inFlight > 0 { c.wait() }
+        while !isIdle { c.wait() }
         pool.remove(self)
         idle = []
         c.unlock()

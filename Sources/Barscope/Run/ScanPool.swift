@@ -70,12 +70,13 @@ public final class ScanPool: @unchecked Sendable {
     ///     searches): only such a frame may take the worker kept for the other streams.
     ///   - makeReader: a reader for the lane's settings; `generation` tells when they changed (a reader made for
     ///     an older generation is made anew before its next frame).
-    ///   - process: runs on a worker thread with one of the lane's readers; must not keep the sample.
+    ///   - process: runs on a worker thread with one of the lane's readers; must not keep the sample. What it hands in
+    ///     runs in the frames' order (`ScanLane.Delivery`).
     public func open(
         name: String, live: Bool, maxInFlight: Int, generation: @escaping @Sendable () -> Int = { 0 },
         light: @escaping @Sendable (Int) -> Bool = { _ in false },
         makeReader: @escaping @Sendable () -> BarcodeReader,
-        process: @escaping @Sendable (BarcodeReader, Job) -> Void
+        process: @escaping @Sendable (BarcodeReader, Job) -> [ScanLane.Delivery]
     ) -> ScanLane {
         let lane = ScanLane(
             pool: self, name: name, live: live, maxInFlight: min(max(1, maxInFlight), workers),
@@ -121,13 +122,20 @@ public final class ScanPool: @unchecked Sendable {
         threadNumber += 1
         condition.unlock()
         let thread = Thread { [self] in
-            // A frame's end and the taking of the next are one hold of the pool's lock.
-            var done: Finished? = nil
-            while case (let lane, let job, let started, let idle)? = next(after: done) {
-                let reader = idle ?? lane.newReader()
-                lane.process(reader.reader, job)
-                gst_sample_unref(job.sample)
-                done = Finished(lane: lane, reader: reader, started: started)
+            // A frame's end and the taking of what comes next (its delivery in order, or another frame) are one hold
+            // of the pool's lock; deliveries run outside it.
+            var done: Done? = nil
+            while let work = next(after: done) {
+                switch work {
+                case .scan(let lane, let job, let started, let idle):
+                    let reader = idle ?? lane.newReader()
+                    let handed = lane.process(reader.reader, job)
+                    gst_sample_unref(job.sample)
+                    done = .scanned(Finished(lane: lane, reader: reader, started: started, handed: handed))
+                case .deliver(let lane, let due):
+                    for run in due { run() }
+                    done = .delivered(lane)
+                }
             }
         }
         thread.name = "barscope-scan-\(n)"
@@ -139,20 +147,43 @@ public final class ScanPool: @unchecked Sendable {
     /// the pool.
     static let stallSeconds = 1.0
 
-    /// The next frame, round robin over the lanes that have one; nil when no lane is open (the thread ends).
+    /// A worker's next task: a frame to scan, or the deliveries that came due with the frame it finished.
+    private enum Work {
+        case scan(ScanLane, Job, ContinuousClock.Instant, ScanLane.Reader?)
+        case deliver(ScanLane, [@Sendable () -> Void])
+    }
+
+    /// What a worker's last task was.
+    private enum Done {
+        case scanned(Finished)
+        case delivered(ScanLane)
+    }
+
+    /// First, the deliveries that the worker's last task made due in its lane (the delivering role, when no other
+    /// worker holds it: the frames leave in order, one worker at a time, with no lock held while they run).
+    /// Then the next frame, round robin over the lanes that have one; nil when no lane is open (the thread ends).
     /// First pass: lanes under their fair share of the workers (the workers divided among the lanes that have
     /// frames waiting or being scanned), so that under load each stream is served in turn. Second pass (workers to
     /// spare): any lane under its own limit that is not stalled, so that one stream alone may use every core.
     /// While another stream has handed over a frame in the last second, no stream holds more than all workers but
     /// one: a scan that hangs can never take the whole pool.
-    private func next(after done: Finished?) -> (ScanLane, Job, ContinuousClock.Instant, ScanLane.Reader?)? {
+    private func next(after done: Done?) -> Work? {
         var shed: [OpaquePointer] = []
         condition.lock()
         defer {
             condition.unlock()
             shed.forEach { gst_sample_unref($0) }
         }
-        if let done { finished(done) }
+        switch done {
+        case .scanned(let f):
+            finished(f)
+            if let due = f.lane.takeDue() { return .deliver(f.lane, due) }
+        case .delivered(let lane):
+            lane.delivered()
+            condition.broadcast()
+            if let due = lane.takeDue() { return .deliver(lane, due) }
+        case nil: break
+        }
         while true {
             if lanes.isEmpty {
                 running -= 1
@@ -192,7 +223,7 @@ public final class ScanPool: @unchecked Sendable {
                     lane.started.append(now)
                     busy += 1
                     condition.broadcast()
-                    return (lane, job, now, lane.idleReader())
+                    return .scan(lane, job, now, lane.idleReader())
                 }
             }
             if heldByStall {
@@ -209,6 +240,7 @@ public final class ScanPool: @unchecked Sendable {
         let lane: ScanLane
         let reader: ScanLane.Reader
         let started: ContinuousClock.Instant
+        let handed: [ScanLane.Delivery]
     }
 
     /// Under `condition`.
@@ -220,6 +252,7 @@ public final class ScanPool: @unchecked Sendable {
         if let i = lane.started.firstIndex(of: done.started) { lane.started.remove(at: i) }
         lane.scanned += 1
         lane.idle.append(done.reader)
+        lane.handIn(done.handed)
         meter.add(done.started, now)
         lane.meter.add(done.started, now)
         condition.broadcast()

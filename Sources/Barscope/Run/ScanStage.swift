@@ -5,15 +5,17 @@ import Synchronization
 
 /// The scanner branch of one run, from appsink to events: numbers come with the buffers (the tee's frame meta), a
 /// pool of workers scans each frame's cropped luma plane (in tracked mode, between searches, only around the codes
-/// last seen), and one sequencer puts the results back in frame order through the tracker and the duplicate filter
-/// before they go to the event stream, the ledger (for the overlay) and the metrics.
+/// last seen), and the lane delivers the results in frame order, outside any lock, through the tracker and the
+/// duplicate filter to the event stream, the ledger (for the overlay) and the metrics.
 ///
-/// Sendable: the pool, the sequencer and the counters are behind locks or atomics (the lane is set once);
-/// `prerolled` is touched by appsink's streaming thread only.
+/// Sendable: the pool and the counters are behind locks or atomics (the lane is set once); `prerolled` is touched by
+/// appsink's streaming thread only; `sequencer` by the lane's delivering worker only, one at a time (the role passes
+/// under the pool's lock), and by `finish()` once the lane is closed.
 final class ScanStage: @unchecked Sendable {
     let parts: RunParts
-    /// The payload: the frame's view signature when read cycles open on motion.
-    private let sequencer: Locked<ResultSequencer<[UInt8]?>>
+    /// Frame order's consumer: the tracker and the duplicate filter. The payload: the frame's view signature when
+    /// read cycles open on motion.
+    private var sequencer: ResultSequencer<[UInt8]?>
     /// Tracked mode: the results of each full search, which the frames after it rescan around.
     let searches = SearchBoard()
     /// Untracked mode: the codes the frames before read, looked for again where a frame misses them.
@@ -47,10 +49,9 @@ final class ScanStage: @unchecked Sendable {
         policy = SearchPolicy(
             interval: c.tracked ? c.trackedInterval : 1, phase: k, small2DEvery: c.trackedSmall2DEvery,
             gated: changes != nil)
-        sequencer = Locked(
-            ResultSequencer(
-                lostAfterFrames: parts.configuration.lostAfterFrames, duplicates: parts.configuration.duplicates,
-                everyFrame: parts.configuration.everyFrame, confirmation: parts.configuration.confirmation))
+        sequencer = ResultSequencer(
+            lostAfterFrames: parts.configuration.lostAfterFrames, duplicates: parts.configuration.duplicates,
+            everyFrame: parts.configuration.everyFrame, confirmation: parts.configuration.confirmation)
     }
 
     /// Joins the shared scanning pool: only once the graph is built and wired, right before it plays, so that a
@@ -75,7 +76,7 @@ final class ScanStage: @unchecked Sendable {
                     engine: v.engine, settings: v.scanner, thorough: false, hardCodes: c.hardCodes,
                     hardCodeMemory: memory)
             }
-        ) { [weak self] scanner, job in self?.scan(job, with: scanner) }
+        ) { [weak self] scanner, job in self?.scan(job, with: scanner) ?? [.init(sequence: job.sequence, run: nil)] }
         _ = joined.storeIfNil(l)
     }
 
@@ -121,8 +122,9 @@ final class ScanStage: @unchecked Sendable {
         lane.submit(job)
     }
 
-    /// A scanning worker: scan, then deliver every frame that is ready, in order.
-    private func scan(_ job: ScanPool.Job, with scanner: BarcodeReader) {
+    /// A scanning worker: scan; hands in the frame's delivery (and those of the frames held for it, when it is a
+    /// search), or nothing when the frame is held for a search that its worker finishes.
+    private func scan(_ job: ScanPool.Job, with scanner: BarcodeReader) -> [ScanLane.Delivery] {
         // The frame passed the tee before it came here (see `TeeStage.observe`).
         bs_handoff_receive(Unmanaged.passUnretained(parts.ledger).toOpaque())
         // The scanned area (the viewfinder grown by its codes' quiet zones); `deliver` keeps the reads wholly in the
@@ -161,10 +163,10 @@ final class ScanStage: @unchecked Sendable {
                 }
                 return (found, view)
             } ?? ([], nil)
-        if held != nil && late == nil { return }  // the search's worker finishes it
-        deliver(job, detections, view, disputed: scanner.takeDisputes())
-        guard c.tracked, job.sequence == search, policy.interval > 1 else { return }
-        // A search: finish the frames held for it, in order.
+        if held != nil && late == nil { return [] }  // the search's worker hands it in
+        var handed = [handIn(job, detections, view, disputed: scanner.takeDisputes())]
+        guard c.tracked, job.sequence == search, policy.interval > 1 else { return handed }
+        // A search: finish the frames held for it.
         for h in searches.finishSearch(search, detections).sorted(by: { $0.job.sequence < $1.job.sequence }) {
             let extra = h.luma.withUnsafeBytes { raw in
                 catchUp(
@@ -173,8 +175,9 @@ final class ScanStage: @unchecked Sendable {
                     h.job.stamp?.scanArea,
                     scanner)
             }
-            deliver(h.job, h.found + extra, h.view, disputed: h.disputed + scanner.takeDisputes())
+            handed.append(handIn(h.job, h.found + extra, h.view, disputed: h.disputed + scanner.takeDisputes()))
         }
+        return handed
     }
 
     /// The codes a search found that a frame after it (rescanned around the codes known before) did not: looked
@@ -201,8 +204,10 @@ final class ScanStage: @unchecked Sendable {
         return new
     }
 
-    /// Puts a frame's results in order: read cycles, the ledger (for the overlay), the metrics and the events.
-    private func deliver(_ job: ScanPool.Job, _ found: [Detection], _ view: [UInt8]?, disputed: [Detection]) {
+    /// A frame's results, kept to the viewfinder, handed in for delivery in order.
+    private func handIn(_ job: ScanPool.Job, _ found: [Detection], _ view: [UInt8]?, disputed: [Detection])
+        -> ScanLane.Delivery
+    {
         known?.record(job.sequence, found)
         // Read in the scanned area; reported only wholly inside the viewfinder.
         let viewfinder = job.stamp?.region
@@ -215,32 +220,30 @@ final class ScanStage: @unchecked Sendable {
                     return inside
                 }
             } ?? found
-        // Bookkeeping under the lock (the events are queued, never delivered, here); the order of frames holds.
-        sequencer.withLock { seq in
-            let ready = seq.add(
-                .init(
-                    sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections,
-                    disputed: disputed, payload: view)
-            )
-            for r in ready {
-                // Read cycles first: a cycle's snapshot is due on this frame before the overlay may draw it.
-                let (closed, evidence) = parts.cycles.deliver(
-                    frame: r.frame, ptsNs: r.ptsNs, detections: r.detections, view: r.payload)
-                let folder = parts.configuration.snapshotFolder
-                var named = evidence.map { [CycleDesk.snapshotName($0)] } ?? []
-                named += closed.filter { $0.outcome == .noread }.map { CycleDesk.snapshotName($0.cycle) }
-                let arrival = parts.ledger.scanned(
-                    r.frame, detections: r.detections, appeared: r.appeared, named: folder == nil ? [] : named)
-                parts.metrics.scanned(
-                    ptsNs: r.ptsNs, codes: seq.tracksStarted, latency: arrival.map { ContinuousClock.now - $0 })
-                for e in r.events { parts.emit(e) }
-                for c in closed {
-                    let snapshot = folder.map {
-                        ($0 as NSString).appendingPathComponent(CycleDesk.snapshotName(c.cycle))
-                    }
-                    parts.emit(.cycle(c, snapshot: snapshot))
-                }
-            }
+        let scanned = ResultSequencer<[UInt8]?>.Scanned(
+            sequence: job.sequence, frame: job.frame, ptsNs: job.ptsNs, detections: detections, disputed: disputed,
+            payload: view)
+        return ScanLane.Delivery(sequence: job.sequence) { [weak self] in self?.deliver(scanned) }
+    }
+
+    /// One frame, in order (the lane's delivering worker, no lock held): the tracker, read cycles, the ledger (for
+    /// the overlay), the metrics and the events.
+    private func deliver(_ scanned: ResultSequencer<[UInt8]?>.Scanned) {
+        let r = sequencer.addInOrder(scanned)
+        // Read cycles first: a cycle's snapshot is due on this frame before the overlay may draw it.
+        let (closed, evidence) = parts.cycles.deliver(
+            frame: r.frame, ptsNs: r.ptsNs, detections: r.detections, view: r.payload)
+        let folder = parts.configuration.snapshotFolder
+        var named = evidence.map { [CycleDesk.snapshotName($0)] } ?? []
+        named += closed.filter { $0.outcome == .noread }.map { CycleDesk.snapshotName($0.cycle) }
+        let arrival = parts.ledger.scanned(
+            r.frame, detections: r.detections, appeared: r.appeared, named: folder == nil ? [] : named)
+        parts.metrics.scanned(
+            ptsNs: r.ptsNs, codes: sequencer.tracksStarted, latency: arrival.map { ContinuousClock.now - $0 })
+        for e in r.events { parts.emit(e) }
+        for c in closed {
+            let snapshot = folder.map { ($0 as NSString).appendingPathComponent(CycleDesk.snapshotName(c.cycle)) }
+            parts.emit(.cycle(c, snapshot: snapshot))
         }
     }
 
@@ -254,10 +257,9 @@ final class ScanStage: @unchecked Sendable {
 
     /// After the run (every thread stopped): the open tracks close; frames scanned and codes seen.
     func finish() -> (frames: Int, codes: Int, unreported: Int) {
-        let (events, frames, codes, unreported) = sequencer.withLock { seq in
-            let closing = seq.finish()
-            return (closing, seq.delivered, seq.tracksStarted, seq.unreported.unconfirmed + seq.unreported.disagreeing)
-        }
+        let events = sequencer.finish()
+        let (frames, codes) = (sequencer.delivered, sequencer.tracksStarted)
+        let unreported = sequencer.unreported.unconfirmed + sequencer.unreported.disagreeing
         for e in events { parts.emit(e) }
         // (A no-read closed by the end of the stream has no frame left to draw.)
         let folder = parts.configuration.snapshotFolder

@@ -1,6 +1,7 @@
 /// Results come from the scanning workers in any order and leave in frame order, through the tracker (one stable
 /// identity per code) and the duplicate filter: the one place that does this, for the tool's runs and for the
-/// element. Not thread-safe: its owner keeps it behind a lock, and delivers what `add` returns after releasing it.
+/// element. Not thread-safe: its owner keeps it behind a lock (the element), or lets one thread at a time use it (a
+/// run's scan stage: the scanning pool's delivering role), and delivers what `add` returns.
 public struct ResultSequencer<Payload> {
     /// One scanned frame.
     public struct Scanned {
@@ -75,6 +76,9 @@ public struct ResultSequencer<Payload> {
         return out
     }
 
+    /// A frame its caller already puts in order (the scanning pool's lanes deliver in order): delivered at once.
+    public mutating func addInOrder(_ s: Scanned) -> Delivered { deliver(s) }
+
     /// A frame that takes no sequence number (the element's synchronous path) goes through at once, after every
     /// frame submitted before it.
     public mutating func addNow(
@@ -125,3 +129,5 @@ public struct ResultSequencer<Payload> {
         return closing.filter { duplicates.admit($0) }
     }
 }
+
+extension ResultSequencer.Scanned: Sendable where Payload: Sendable {}
