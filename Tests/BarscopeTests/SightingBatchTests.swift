@@ -28,7 +28,7 @@ import Testing
 
     @Test func oneStatementNumbersEveryRowsValues() {
         let sql = SightingIndexes.upsert(rows: 2, placeholder: { "$\($0)" })
-        #expect(sql.contains("($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14), ($15,"))
-        #expect(sql.contains("$28)") && !sql.contains("$29"))
+        #expect(sql.contains("($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15), ($16,"))
+        #expect(sql.contains("$30)") && !sql.contains("$31"))
     }
 }

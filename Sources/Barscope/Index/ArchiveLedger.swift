@@ -158,6 +158,7 @@ extension LedgerEngine {
                 values
             ).compactMap { $0[0] }
             let rows = try query("DELETE FROM sightings WHERE " + old + " RETURNING id", values).count
+            _ = try query(SightingIndexes.emptyDaysGone, [])
             // A file still named by a newer sighting stays (a long recording's later codes).
             var files: [String] = []
             for f in named {

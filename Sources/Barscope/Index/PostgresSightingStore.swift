@@ -21,10 +21,23 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
               id BIGSERIAL PRIMARY KEY, run TEXT NOT NULL, track INTEGER NOT NULL, code TEXT COLLATE "C" NOT NULL,
               symbology TEXT NOT NULL, camera TEXT NOT NULL, pipeline TEXT NOT NULL, node TEXT NOT NULL,
               first_seen_us BIGINT NOT NULL, last_seen_us BIGINT NOT NULL, frames INTEGER NOT NULL,
-              polygon TEXT NOT NULL, snapshot TEXT, recording TEXT, offset_ms BIGINT,
+              polygon TEXT NOT NULL, snapshot TEXT, recording TEXT, offset_ms BIGINT, day BIGINT NOT NULL,
               UNIQUE (run, track))
             """)
-        try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
+        try execute(SightingIndexes.daysTable(integer: "BIGINT"))
+        // An index made before the code index was ordered by day: its rows' days, once.
+        if try execute(
+            "SELECT 1 FROM information_schema.columns WHERE table_name = 'sightings' AND column_name = 'day' "
+                + "AND table_schema = current_schema()"
+        ).isEmpty {
+            try transaction {
+                try execute("ALTER TABLE sightings ADD COLUMN day BIGINT NOT NULL DEFAULT 0")
+                try execute("UPDATE sightings SET day = first_seen_us / \(SightingIndexes.dayMicros)")
+                try execute(SightingIndexes.daysFromRows)
+                try execute("DROP INDEX IF EXISTS sightings_code")
+            }
+        }
+        try execute(SightingIndexes.codeIndex)
         try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
         try execute(Self.filesTable)
         for sql in CycleSQL.table(idColumn: "BIGSERIAL PRIMARY KEY") { try execute(sql) }
@@ -98,10 +111,21 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
     func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }
 
     func search(_ query: SightingQuery) throws -> SightingPage {
-        let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "$\($0)" })
-        let (sql, limit) = SightingIndexes.searchSQL(clause, query.limit)
-        let rows = try execute(sql, values).compactMap(SightingIndexes.row)
-        return SightingPage(rows: rows, limit: limit)
+        let slot = { (n: Int) in "$\(n)" }
+        return try SightingIndexes.search(
+            query,
+            days: {
+                let (sql, values) = SightingIndexes.daysSQL(query, placeholder: slot)
+                return try execute(sql, values).compactMap { $0[0].flatMap { Int64($0) } }
+            },
+            rows: { window, wanted in
+                // Each day of the window looked up in the code index on its own (an IN subquery may be planned as
+                // a join).
+                let (clause, values) = SightingIndexes.whereClause(
+                    query, window: window, placeholder: slot, days: { "day = ANY(ARRAY(\($0)))" })
+                let (sql, _) = SightingIndexes.searchSQL(clause, wanted)
+                return try execute(sql, values).compactMap(SightingIndexes.row)
+            })
     }
 }
 
@@ -130,6 +154,7 @@ extension PostgresSightingStore: LedgerEngine {
         try connect()
         try copy(merged)
         try execute(SightingIndexes.upsertStaged)
+        try execute("INSERT INTO sighting_days (day) SELECT DISTINCT day FROM sightings_staged ON CONFLICT DO NOTHING")
     }
 
     /// The rows into `sightings_staged` (COPY's text format), numbered in their order.

@@ -56,10 +56,24 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
                   id INTEGER PRIMARY KEY, run TEXT NOT NULL, track INTEGER NOT NULL, code TEXT NOT NULL,
                   symbology TEXT NOT NULL, camera TEXT NOT NULL, pipeline TEXT NOT NULL, node TEXT NOT NULL,
                   first_seen_us INTEGER NOT NULL, last_seen_us INTEGER NOT NULL, frames INTEGER NOT NULL,
-                  polygon TEXT NOT NULL, snapshot TEXT, recording TEXT, offset_ms INTEGER,
+                  polygon TEXT NOT NULL, snapshot TEXT, recording TEXT, offset_ms INTEGER, day INTEGER NOT NULL,
                   UNIQUE (run, track))
                 """)
-            try execute("CREATE INDEX IF NOT EXISTS sightings_code ON sightings (code, first_seen_us, id)")
+            try execute(SightingIndexes.daysTable(integer: "INTEGER"))
+            // An index made before the code index was ordered by day: its rows' days, once.
+            let hasDays = "SELECT count(*) FROM pragma_table_info('sightings') WHERE name = 'day'"
+            if try scalar(hasDays) == 0 {
+                try execute("BEGIN IMMEDIATE")
+                do {
+                    // (Looked at again once the file is ours alone: another process may have done it meanwhile.)
+                    if try scalar(hasDays) == 0 { try upgradeToDays() }
+                    try execute("COMMIT")
+                } catch {
+                    _ = try? execute("ROLLBACK")
+                    throw error
+                }
+            }
+            try execute(SightingIndexes.codeIndex)
             try execute("CREATE INDEX IF NOT EXISTS sightings_time ON sightings (first_seen_us, id)")
             try execute(Self.filesTable)
             for sql in CycleSQL.table(idColumn: "INTEGER PRIMARY KEY") { try execute(sql) }
@@ -67,6 +81,15 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
             close()
             throw error
         }
+    }
+
+    /// The day column, filled from the first sights, the days table filled from it, the code index by code alone
+    /// dropped (inside the caller's transaction).
+    private func upgradeToDays() throws {
+        try execute("ALTER TABLE sightings ADD COLUMN day INTEGER NOT NULL DEFAULT 0")
+        try execute("UPDATE sightings SET day = first_seen_us / \(SightingIndexes.dayMicros)")
+        try execute(SightingIndexes.daysFromRows)
+        try execute("DROP INDEX IF EXISTS sightings_code")
     }
 
     func close() {
@@ -137,6 +160,9 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
                 throw BarscopeError.badInput("\(path): \(message)")
             }
         }
+        for day in Set(rows.map { SightingIndexes.day(ofMicros: $0.firstSeenMicros) }) {
+            try execute("INSERT INTO sighting_days (day) VALUES (\(day)) ON CONFLICT DO NOTHING")
+        }
     }
 
     /// A row's values bound in the upsert's order (``SightingIndexes/fields(_:)``), numbers as numbers.
@@ -176,9 +202,18 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
     }
 
     func search(_ query: SightingQuery) throws -> SightingPage {
-        let (clause, values) = SightingIndexes.whereClause(query, placeholder: { "?\($0)" })
-        let (sql, limit) = SightingIndexes.searchSQL(clause, query.limit)
-        return SightingPage(rows: try self.query(sql, values).compactMap(SightingIndexes.row), limit: limit)
+        let slot = { (n: Int) in "?\(n)" }
+        return try SightingIndexes.search(
+            query,
+            days: {
+                let (sql, values) = SightingIndexes.daysSQL(query, placeholder: slot)
+                return try self.query(sql, values).compactMap { $0[0].flatMap { Int64($0) } }
+            },
+            rows: { window, wanted in
+                let (clause, values) = SightingIndexes.whereClause(query, window: window, placeholder: slot)
+                let (sql, _) = SightingIndexes.searchSQL(clause, wanted)
+                return try self.query(sql, values).compactMap(SightingIndexes.row)
+            })
     }
 }
 

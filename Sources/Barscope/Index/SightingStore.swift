@@ -62,8 +62,62 @@ public enum SightingIndexes {
         "id, run, track, code, symbology, camera, pipeline, node, first_seen_us, last_seen_us, frames, polygon, "
         + "snapshot, recording, offset_ms"
 
+    /// A time's day (UTC days since 1970, as integer division gives them in Swift, SQLite and PostgreSQL alike):
+    /// the code index is ordered by the day of first sight before the code. The rows a site writes now all go into
+    /// today's part of the index, which stays in the cache, whatever the index's size; a search by code looks in
+    /// the days' parts newest first (`sighting_days` lists the days).
+    static let dayMicros: Int64 = 86_400_000_000
+    static func day(ofMicros us: Int64) -> Int64 { us / dayMicros }
+
+    /// The days a search by code may find rows in, newest first: those the index has, within the search's time
+    /// bounds (a page after a cursor is older than it). Its query and parameters.
+    static func daysSQL(_ q: SightingQuery, placeholder: (Int) -> String) -> (String, [String]) {
+        var bounds: [String] = []
+        var values: [String] = []
+        if let from = q.from {
+            values.append(String(day(ofMicros: micros(from))))
+            bounds.append("day >= \(placeholder(values.count))")
+        }
+        if let newest = [q.to.map { micros($0) }, q.cursor?.firstSeenMicros].compactMap({ $0 }).min() {
+            values.append(String(day(ofMicros: newest)))
+            bounds.append("day <= \(placeholder(values.count))")
+        }
+        let clause = bounds.isEmpty ? "" : " WHERE " + bounds.joined(separator: " AND ")
+        return ("SELECT day FROM sighting_days\(clause) ORDER BY day DESC", values)
+    }
+
+    /// A search: by code, the days' parts of the index newest first, one day, then the next two, four..., until
+    /// the page is full. A day's rows are all newer than an earlier day's, so the page is the newest rows of the
+    /// parts that fill it: a prefix that matches thousands of rows a day is ranked from its newest day alone, and
+    /// a code seen a few times is looked up in each day (each part's days looked up one by one in the index).
+    /// - Parameters:
+    ///   - days: the days (``daysSQL(_:placeholder:)``'s answer).
+    ///   - rows: the rows of a page of `wanted` rows (and one more) within the days given, newest first.
+    static func search(
+        _ q: SightingQuery, days: () throws -> [Int64], rows: (ClosedRange<Int64>?, Int) throws -> [Sighting]
+    ) throws -> SightingPage {
+        let limit = max(1, min(q.limit, 10_000))
+        guard q.code != nil else { return SightingPage(rows: try rows(nil, limit), limit: limit) }
+        let all = try days()
+        var found: [Sighting] = []
+        var start = 0
+        var width = 1
+        while start < all.count, found.count <= limit {
+            let part = all[start..<min(all.count, start + width)]
+            found += try rows(part.last!...part.first!, limit - found.count)
+            start += width
+            width *= 2
+        }
+        return SightingPage(rows: found, limit: limit)
+    }
+
     /// The search's WHERE clause and its parameters, `?` numbered by `placeholder` (SQLite `?N`, PostgreSQL `$N`).
-    static func whereClause(_ q: SightingQuery, placeholder: (Int) -> String) -> (String, [String]) {
+    /// A search by code is kept to the days of `window` (``search(_:days:rows:)``); `days` makes the term that keeps
+    /// the code index's days to those a subquery lists, each looked up on its own.
+    static func whereClause(
+        _ q: SightingQuery, window: ClosedRange<Int64>? = nil, placeholder: (Int) -> String,
+        days: (String) -> String = { "day IN (\($0))" }
+    ) -> (String, [String]) {
         var terms: [String] = []
         var values: [String] = []
         func bind(_ v: String) -> String {
@@ -71,6 +125,10 @@ public enum SightingIndexes {
             return placeholder(values.count)
         }
         if let code = q.code {
+            if let w = window {
+                let (lo, hi) = (bind(String(w.lowerBound)), bind(String(w.upperBound)))
+                terms.append(days("SELECT day FROM sighting_days WHERE day >= \(lo) AND day <= \(hi)"))
+            }
             if q.prefix {
                 terms.append("code >= \(bind(code)) AND code < \(bind(SightingQuery.upperBound(ofPrefix: code)))")
             } else {
@@ -134,7 +192,7 @@ public enum SightingIndexes {
             .text(s.run), .number(Int64(s.track)), .text(s.code), .text(s.symbology), .text(s.camera),
             .text(s.pipeline), .text(s.node), .number(s.firstSeenMicros), .number(s.lastSeenMicros),
             .number(Int64(s.frames)), .text(s.polygonText), .text(s.snapshot), .text(s.recording),
-            .number(s.offsetSeconds.map { Int64(($0 * 1000).rounded()) }),
+            .number(s.offsetSeconds.map { Int64(($0 * 1000).rounded()) }), .number(day(ofMicros: s.firstSeenMicros)),
         ]
     }
 
@@ -144,7 +202,7 @@ public enum SightingIndexes {
     /// The columns a row is written with, in ``values(_:)``'s order.
     static let written = [
         "run", "track", "code", "symbology", "camera", "pipeline", "node", "first_seen_us", "last_seen_us", "frames",
-        "polygon", "snapshot", "recording", "offset_ms",
+        "polygon", "snapshot", "recording", "offset_ms", "day",
     ]
 
     /// A row already there keeps its first sight and takes the newer end, frames and snapshot.
@@ -164,12 +222,26 @@ public enum SightingIndexes {
             + onConflict
     }
 
+    /// The days table, and its days taken from the rows there (an index made before the days came into it).
+    /// (`integer`: SQLite's INTEGER, whose primary key is the row's own number; PostgreSQL's BIGINT.)
+    static func daysTable(integer: String) -> String {
+        "CREATE TABLE IF NOT EXISTS sighting_days (day \(integer) PRIMARY KEY)"
+    }
+    /// (SQLite reads `ON CONFLICT` after a SELECT as a join's unless the SELECT has a WHERE.)
+    static let daysFromRows =
+        "INSERT INTO sighting_days (day) SELECT DISTINCT day FROM sightings WHERE true ON CONFLICT DO NOTHING"
+    /// The code index: day of first sight, code, then the page's order.
+    static let codeIndex = "CREATE INDEX IF NOT EXISTS sightings_day_code ON sightings (day, code, first_seen_us, id)"
+    /// Retention: days with no row left.
+    static let emptyDaysGone =
+        "DELETE FROM sighting_days WHERE NOT EXISTS (SELECT 1 FROM sightings WHERE sightings.day = sighting_days.day)"
+
     /// PostgreSQL: a session's table for a batch on its way in (COPY), `n` its rows' order.
     static let stagingTable = """
         CREATE TEMPORARY TABLE IF NOT EXISTS sightings_staged (
           n INTEGER, run TEXT, track INTEGER, code TEXT, symbology TEXT, camera TEXT, pipeline TEXT, node TEXT,
           first_seen_us BIGINT, last_seen_us BIGINT, frames INTEGER, polygon TEXT, snapshot TEXT, recording TEXT,
-          offset_ms BIGINT) ON COMMIT DELETE ROWS
+          offset_ms BIGINT, day BIGINT) ON COMMIT DELETE ROWS
         """
 
     /// PostgreSQL: the staged batch into the index, in its order (the rows' ids follow it).
