@@ -26,4 +26,19 @@ import Testing
         #expect(!jumped.hasVelocity, "\(jumped)")
         #expect(jumped.detection.bounds.x == 720)
     }
+
+    /// A frame held for a search whose results are no longer kept (64 frames or more before the newest search
+    /// finished) is handed back at once, with no new codes: held, it would never be handed back, and every frame
+    /// after it would wait in order. A search not yet finished within that reach still holds it.
+    @Test func aFrameForASearchLongFinishedIsNotHeld() {
+        let board = SearchBoard()
+        // A job never scanned here: its sample is never touched.
+        let job = ScanPool.Job(frame: 120, ptsNs: nil, sample: OpaquePointer(bitPattern: 0x1)!)
+        let held = SearchBoard.Held(job: job, found: [], gone: [], luma: [], width: 0, height: 0, view: nil)
+        #expect(board.finishSearch(200, [Self.code(at: 100)]).isEmpty)
+        #expect(board.hold(held, until: 200)?.count == 1, "a finished search's results are returned")
+        #expect(board.hold(held, until: 100)?.isEmpty == true, "a search 100 frames older was held for")
+        #expect(board.hold(held, until: 150) == nil, "a search within reach, not finished, holds the frame")
+        #expect(board.finishSearch(150, []).count == 1)
+    }
 }

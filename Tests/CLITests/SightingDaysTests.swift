@@ -73,6 +73,35 @@ import Testing
         #expect(try pg.psql("SELECT count(*) FROM sighting_days") == "7")
     }
 
+    /// Retention takes the rows last seen before its cutoff, and the days before the cutoff's that no row is left
+    /// in; a later search finds what is left.
+    static func retentionTakesTheEmptyDays(_ location: String, _ sql: (String) throws -> String) throws {
+        let store = try SightingIndexes.openLedger(location)
+        defer { store.close() }
+        try store.write(rows())
+        let cutoff = midnight.addingTimeInterval(1.5 * day)
+        let expired = try store.expire(before: cutoff, sparing: [])
+        let kept = rows().filter { $0.lastSeen >= cutoff }
+        #expect(expired.rows == rows().count - kept.count)
+        // Left: the cutoff's own day (a row in it is kept) and the three after it.
+        #expect(try sql("SELECT min(day) || ' ' || count(*) FROM sighting_days") == "20789 4")
+        let found = try store.search(SightingQuery(code: "4006", prefix: true)).sightings
+        #expect(found.map(\.track) == kept.sorted { $0.firstSeen > $1.firstSeen }.map(\.track))
+    }
+
+    @Test func retentionTakesTheEmptyDaysInSQLite() throws {
+        let file = try SightingsTests.folder("sighting-days-kept").appendingPathComponent("index.sqlite").path
+        try Self.retentionTakesTheEmptyDays(file) {
+            try Tool.shellResult(["sqlite3", file, $0]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    @Test(.disabled(if: Postgres.missing != nil, "\(Postgres.missing ?? "")"))
+    func retentionTakesTheEmptyDaysInPostgreSQL() throws {
+        let pg = try Postgres()
+        try Self.retentionTakesTheEmptyDays(pg.url) { try pg.psql($0) }
+    }
+
     /// The columns and index of an index made before the days (2026-12-06's schema), with two rows.
     static let olderSchema = """
         CREATE TABLE sightings (

@@ -158,7 +158,7 @@ extension LedgerEngine {
                 values
             ).compactMap { $0[0] }
             let rows = try query("DELETE FROM sightings WHERE " + old + " RETURNING id", values).count
-            _ = try query(SightingIndexes.emptyDaysGone, [])
+            _ = try query(SightingIndexes.emptyDaysGone(slot: slot(1)), [values[0]])
             // A file still named by a newer sighting stays (a long recording's later codes).
             var files: [String] = []
             for f in named {

@@ -35,6 +35,9 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
                 try execute("UPDATE sightings SET day = first_seen_us / \(SightingIndexes.dayMicros)")
                 try execute(SightingIndexes.daysFromRows)
                 try execute("DROP INDEX IF EXISTS sightings_code")
+                // A node not yet upgraded that writes here now fails (and keeps its rows in its spool) rather than
+                // writing rows of day 0, which a search by code would never look in.
+                try execute("ALTER TABLE sightings ALTER COLUMN day DROP DEFAULT")
             }
         }
         try execute(SightingIndexes.codeIndex)

@@ -232,9 +232,12 @@ public enum SightingIndexes {
         "INSERT INTO sighting_days (day) SELECT DISTINCT day FROM sightings WHERE true ON CONFLICT DO NOTHING"
     /// The code index: day of first sight, code, then the page's order.
     static let codeIndex = "CREATE INDEX IF NOT EXISTS sightings_day_code ON sightings (day, code, first_seen_us, id)"
-    /// Retention: days with no row left.
-    static let emptyDaysGone =
-        "DELETE FROM sighting_days WHERE NOT EXISTS (SELECT 1 FROM sightings WHERE sightings.day = sighting_days.day)"
+    /// Retention: days before the cutoff's (parameter 1, in microseconds) with no row left. (A newer day is left
+    /// alone: a row being written into it by another connection is not seen yet.)
+    static func emptyDaysGone(slot: String) -> String {
+        "DELETE FROM sighting_days WHERE day < \(slot) / \(dayMicros) AND NOT EXISTS "
+            + "(SELECT 1 FROM sightings WHERE sightings.day = sighting_days.day)"
+    }
 
     /// PostgreSQL: a session's table for a batch on its way in (COPY), `n` its rows' order.
     static let stagingTable = """

@@ -254,6 +254,9 @@ final class SearchBoard: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if let r = searchResults[search] { return r }
+        // A search whose results are no longer kept (64 frames or more before the newest finished): finished long
+        // ago. Held for it, the frame would never be handed back, and every frame after it would wait in order.
+        if let newest = searchResults.keys.max(), newest - search > 64 { return [] }
         held[search, default: []].append(h)
         return nil
     }
