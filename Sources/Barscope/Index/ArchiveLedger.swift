@@ -49,6 +49,8 @@ protocol LedgerEngine: ArchiveLedger {
     func isIn(_ column: String, _ n: Int) -> String
     /// Writes the rows (the store's upsert), inside the caller's transaction.
     func upsert(_ rows: [Sighting]) throws
+    /// The term that keeps the code index's days to those a subquery lists, each day looked up on its own.
+    func dayAmong(_ subquery: String) -> String
 }
 
 extension LedgerEngine {

@@ -31,10 +31,7 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
                 + "AND table_schema = current_schema()"
         ).isEmpty {
             try transaction {
-                try execute("ALTER TABLE sightings ADD COLUMN day BIGINT NOT NULL DEFAULT 0")
-                try execute("UPDATE sightings SET day = first_seen_us / \(SightingIndexes.dayMicros)")
-                try execute(SightingIndexes.daysFromRows)
-                try execute("DROP INDEX IF EXISTS sightings_code")
+                for sql in SightingIndexes.upgradeToDays(integer: "BIGINT") { try execute(sql) }
                 // A node not yet upgraded that writes here now fails (and keeps its rows in its spool) rather than
                 // writing rows of day 0, which a search by code would never look in.
                 try execute("ALTER TABLE sightings ALTER COLUMN day DROP DEFAULT")
@@ -113,23 +110,7 @@ final class PostgresSightingStore: SightingStore, @unchecked Sendable {
 
     func searchCycles(_ query: CycleQuery) throws -> [CycleRow] { try CycleSQL.search(query, self) }
 
-    func search(_ query: SightingQuery) throws -> SightingPage {
-        let slot = { (n: Int) in "$\(n)" }
-        return try SightingIndexes.search(
-            query,
-            days: {
-                let (sql, values) = SightingIndexes.daysSQL(query, placeholder: slot)
-                return try execute(sql, values).compactMap { $0[0].flatMap { Int64($0) } }
-            },
-            rows: { window, wanted in
-                // Each day of the window looked up in the code index on its own (an IN subquery may be planned as
-                // a join).
-                let (clause, values) = SightingIndexes.whereClause(
-                    query, window: window, placeholder: slot, days: { "day = ANY(ARRAY(\($0)))" })
-                let (sql, _) = SightingIndexes.searchSQL(clause, wanted)
-                return try execute(sql, values).compactMap(SightingIndexes.row)
-            })
-    }
+    func search(_ query: SightingQuery) throws -> SightingPage { try searchSightings(query) }
 }
 
 /// Several workers on several machines: a claim skips the rows others have locked, and leases run on the
@@ -147,6 +128,8 @@ extension PostgresSightingStore: LedgerEngine {
     }
     var claimLock: String { "FOR UPDATE SKIP LOCKED" }
     func isIn(_ column: String, _ n: Int) -> String { "\(column) IN (SELECT jsonb_array_elements_text($\(n)::jsonb))" }
+    /// (An IN subquery may be planned as a join over the whole index; an array is looked up day by day.)
+    func dayAmong(_ subquery: String) -> String { "day = ANY(ARRAY(\(subquery)))" }
 
     /// The rows, inside the caller's transaction: streamed by COPY into this session's staging table, then moved
     /// into the index by one upsert. The server parses the rows as they come (a batch is one statement to plan, not

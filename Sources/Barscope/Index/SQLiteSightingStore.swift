@@ -66,7 +66,9 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
                 try execute("BEGIN IMMEDIATE")
                 do {
                     // (Looked at again once the file is ours alone: another process may have done it meanwhile.)
-                    if try scalar(hasDays) == 0 { try upgradeToDays() }
+                    if try scalar(hasDays) == 0 {
+                        for sql in SightingIndexes.upgradeToDays(integer: "INTEGER") { try execute(sql) }
+                    }
                     try execute("COMMIT")
                 } catch {
                     _ = try? execute("ROLLBACK")
@@ -81,15 +83,6 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
             close()
             throw error
         }
-    }
-
-    /// The day column, filled from the first sights, the days table filled from it, the code index by code alone
-    /// dropped (inside the caller's transaction).
-    private func upgradeToDays() throws {
-        try execute("ALTER TABLE sightings ADD COLUMN day INTEGER NOT NULL DEFAULT 0")
-        try execute("UPDATE sightings SET day = first_seen_us / \(SightingIndexes.dayMicros)")
-        try execute(SightingIndexes.daysFromRows)
-        try execute("DROP INDEX IF EXISTS sightings_code")
     }
 
     func close() {
@@ -201,20 +194,7 @@ final class SQLiteSightingStore: SightingStore, @unchecked Sendable {
         return rows
     }
 
-    func search(_ query: SightingQuery) throws -> SightingPage {
-        let slot = { (n: Int) in "?\(n)" }
-        return try SightingIndexes.search(
-            query,
-            days: {
-                let (sql, values) = SightingIndexes.daysSQL(query, placeholder: slot)
-                return try self.query(sql, values).compactMap { $0[0].flatMap { Int64($0) } }
-            },
-            rows: { window, wanted in
-                let (clause, values) = SightingIndexes.whereClause(query, window: window, placeholder: slot)
-                let (sql, _) = SightingIndexes.searchSQL(clause, wanted)
-                return try self.query(sql, values).compactMap(SightingIndexes.row)
-            })
-    }
+    func search(_ query: SightingQuery) throws -> SightingPage { try searchSightings(query) }
 }
 
 /// One process writes an SQLite index at a time: no row locks to skip, the transaction holds the file.
@@ -224,4 +204,5 @@ extension SQLiteSightingStore: LedgerEngine {
     func nowMicros() throws -> Int64 { Int64(Date().timeIntervalSince1970 * 1e6) }
     var claimLock: String { "" }
     func isIn(_ column: String, _ n: Int) -> String { "\(column) IN (SELECT value FROM json_each(?\(n)))" }
+    func dayAmong(_ subquery: String) -> String { "day IN (\(subquery))" }
 }

@@ -116,7 +116,7 @@ public enum SightingIndexes {
     /// the code index's days to those a subquery lists, each looked up on its own.
     static func whereClause(
         _ q: SightingQuery, window: ClosedRange<Int64>? = nil, placeholder: (Int) -> String,
-        days: (String) -> String = { "day IN (\($0))" }
+        days: (String) -> String
     ) -> (String, [String]) {
         var terms: [String] = []
         var values: [String] = []
@@ -230,6 +230,15 @@ public enum SightingIndexes {
     /// (SQLite reads `ON CONFLICT` after a SELECT as a join's unless the SELECT has a WHERE.)
     static let daysFromRows =
         "INSERT INTO sighting_days (day) SELECT DISTINCT day FROM sightings WHERE true ON CONFLICT DO NOTHING"
+    /// An index made before the days: its day column (a default while it is filled), its rows' days, the code
+    /// index by code alone dropped (inside the caller's transaction).
+    static func upgradeToDays(integer: String) -> [String] {
+        [
+            "ALTER TABLE sightings ADD COLUMN day \(integer) NOT NULL DEFAULT 0",
+            "UPDATE sightings SET day = first_seen_us / \(dayMicros)", daysFromRows,
+            "DROP INDEX IF EXISTS sightings_code",
+        ]
+    }
     /// The code index: day of first sight, code, then the page's order.
     static let codeIndex = "CREATE INDEX IF NOT EXISTS sightings_day_code ON sightings (day, code, first_seen_us, id)"
     /// Retention: days before the cutoff's (parameter 1, in microseconds) with no row left. (A newer day is left
@@ -308,5 +317,23 @@ enum CopyText {
             default: line.append(byte)
             }
         }
+    }
+}
+
+extension LedgerEngine {
+    /// A page of sightings (``SightingIndexes/search(_:days:rows:)``), in this store's own SQL.
+    func searchSightings(_ query: SightingQuery) throws -> SightingPage {
+        try SightingIndexes.search(
+            query,
+            days: {
+                let (sql, values) = SightingIndexes.daysSQL(query, placeholder: slot)
+                return try self.query(sql, values).compactMap { $0[0].flatMap { Int64($0) } }
+            },
+            rows: { window, wanted in
+                let (clause, values) = SightingIndexes.whereClause(
+                    query, window: window, placeholder: slot, days: dayAmong)
+                let (sql, _) = SightingIndexes.searchSQL(clause, wanted)
+                return try self.query(sql, values).compactMap(SightingIndexes.row)
+            })
     }
 }

@@ -191,8 +191,9 @@ final class SearchBoard: @unchecked Sendable {
     }
     private var codes: [Sighting] = []
     private var searched = false
-    /// Each recent search's results, once published (pruned to the last 64 frames).
+    /// Each recent search's results, once published (kept for `resultsKept` frames after the newest).
     private var searchResults: [Int: [Detection]] = [:]
+    private static let resultsKept = 64
     /// Frames rescanned while the search before them was still running, held until it publishes.
     private var held: [Int: [Held]] = [:]
     private var ended = false
@@ -254,9 +255,9 @@ final class SearchBoard: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if let r = searchResults[search] { return r }
-        // A search whose results are no longer kept (64 frames or more before the newest finished): finished long
-        // ago. Held for it, the frame would never be handed back, and every frame after it would wait in order.
-        if let newest = searchResults.keys.max(), newest - search > 64 { return [] }
+        // A search whose results are no longer kept (`resultsKept` frames before the newest finished): finished
+        // long ago. Held for it, the frame would never be handed back, and every frame after it would wait in order.
+        if let newest = searchResults.keys.max(), newest - search > Self.resultsKept { return [] }
         held[search, default: []].append(h)
         return nil
     }
@@ -267,7 +268,7 @@ final class SearchBoard: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         searchResults[search] = detections
-        searchResults = searchResults.filter { search - $0.key <= 64 }
+        searchResults = searchResults.filter { search - $0.key <= Self.resultsKept }
         return held.removeValue(forKey: search) ?? []
     }
 
