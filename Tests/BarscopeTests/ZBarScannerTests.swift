@@ -89,39 +89,43 @@ struct ZBarScannerTests {
 
     /// A line that left a tilted I2/5 through its bars' ends and read its last characters from the background 600 px
     /// on (the kit's seed 3131, q-1080-mp4-hard, frame 21 in the 4:3 viewfinder: boxed 945 px long) decodes a
-    /// longer run than the lines that crossed the code: the shorter median of the runs is the code's, and the
-    /// stray line's hit, far outside it, is no end of the code; hits on lines farther away may lie as far outside
-    /// as a code tilted 45 degrees puts its ends.
-    @Test func aLineThatReadOnPastTheCodeIsNoEndOfIt() {
+    /// longer run than the lines that crossed the code: the runs as long as the shorter median are the read's lines,
+    /// and the stray line's hit, far outside it, is no end of the code; hits on lines farther away may lie as far
+    /// outside as a code tilted 45 degrees puts its ends. Where the decoder places no line, the runs of bars walked
+    /// through the hits stand in, and without those the hits' own extent.
+    @Test func aLineThatReadOnPastTheCodeIsNoLineOfIt() {
         let hits = [Point(1521, 658), Point(580, 659), Point(916, 660), Point(580, 661), Point(915, 662)]
         let runs: [Point: (Point, Point)] = [
             Point(1521, 658): (Point(580.1, 658), Point(1521.3, 658)),
             Point(580, 659): (Point(580.1, 659), Point(915.2, 659)),
-            Point(916, 660): (Point(580.3, 660), Point(916.1, 660)),
+            Point(916, 660): (Point(915.9, 660), Point(580.3, 660)),
         ]
-        let run = ZBarScanner.decodedRun(hits: hits) { runs[$0] }
-        #expect(run.map { $0.0.distance(to: $0.1) }.map { abs($0 - 335.8) < 0.1 } == true)
-        let kept = ZBarScanner.hits(hits, within: run!, alongX: true, slack: 5.6)
+        let read = ZBarScanner.readLines(hits: hits, axis: Point(1, 0)) {
+            runs[$0]
+        } walked: { _ in
+            nil
+        }
+        #expect(read.exact)
+        #expect(read.lines.count == 2)
+        #expect(read.lines.allSatisfy { abs($0.0.distance(to: $0.1) - 335.5) < 0.5 && $0.0.x < $0.1.x })
+        let kept = ZBarScanner.hits(hits, within: read.lines[0], alongX: true, slack: 5.6)
         #expect(kept == Array(hits.dropFirst()))
-        #expect(ZBarScanner.hits([Point(640, 759)], within: run!, alongX: true, slack: 5.6).count == 1)
-        #expect(ZBarScanner.decodedRun(hits: hits) { _ in nil }.map { _ in true } == nil)
+        #expect(ZBarScanner.hits([Point(640, 759)], within: read.lines[0], alongX: true, slack: 5.6).count == 1)
+        // Undecoded: the hits' extent (of those that can be the code's: here not the one far off), or for hits
+        // piled within a few pixels, the run walked through them.
+        let bare = ZBarScanner.readLines(hits: hits, axis: Point(1, 0), onCode: { $0.x < 1500 }) { _ in
+            nil
+        } walked: { _ in
+            nil
+        }
+        #expect(!bare.exact && bare.lines.count == 1 && bare.lines[0].0.x == 580 && bare.lines[0].1.x == 916)
+        let piled = [Point(580, 659), Point(583, 661)]
+        let walked = ZBarScanner.readLines(hits: piled, axis: Point(1, 0)) { _ in
+            nil
+        } walked: {
+            $0 == Point(580, 659) ? (Point(570, 659), Point(920, 659), false) : nil
+        }
+        #expect(!walked.exact && walked.lines.count == 1 && walked.lines[0].0 == Point(570, 659))
     }
 
-    /// Hits piled at one end of a code are told by the code's own least length: two lines' hits 9 px apart on a
-    /// 10-digit I2/5 (78 modules at least) cannot be its two ends (the real photo itf-1_7 in motion: boxed 9 px long
-    /// and dropped, under a fixed 8 px); hits across its whole length can; a symbology of unknown length keeps 8 px.
-    @Test func hitsArePiledWhenTheyCannotSpanTheCode() {
-        let twoLines = Bounds(x: 174, y: 333, width: 9, height: 34)
-        #expect(ZBarScanner.hitsPiled(twoLines, alongX: true, type: "I2/5", data: "0817605453"))
-        #expect(
-            !ZBarScanner.hitsPiled(
-                Bounds(x: 200, y: 150, width: 840, height: 200), alongX: true, type: "I2/5", data: "0817605453"))
-        #expect(!ZBarScanner.hitsPiled(twoLines, alongX: true, type: "SQ-Code", data: "x"))
-        #expect(
-            ZBarScanner.hitsPiled(Bounds(x: 0, y: 0, width: 7, height: 30), alongX: true, type: "SQ-Code", data: "x"))
-        // All on one line: no extent across the bars.
-        #expect(
-            ZBarScanner.hitsPiled(
-                Bounds(x: 200, y: 150, width: 840, height: 1), alongX: true, type: "I2/5", data: "0817605453"))
-    }
 }

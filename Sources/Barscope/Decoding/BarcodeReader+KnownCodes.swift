@@ -97,11 +97,14 @@ extension BarcodeReader {
     private func knownByZXing(in image: LumaImage, linear: Bool, isKnown: (Detection) -> Bool) -> Detection? {
         guard var d = zxing.read(image).first(where: isKnown) else { return nil }
         guard linear, d.polygon.count >= 2 else { return d }
-        let across = Point(1, 0)
-        let r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: d.polygon, across: across), in: image, across: across)
-        d.polygon = r.corners
-        d.lengthAcrossBars = r.length
-        d.acrossBars = across
+        let modules = Plausibility.minimumModules(type: d.type, data: d.data)
+        guard
+            let outline = BarOutline.estimate(
+                reads: BarcodeReader.scanLines(of: d.polygon), modules: modules, in: image)
+        else { return d }
+        d.polygon = outline.corners
+        d.lengthAcrossBars = outline.length
+        d.acrossBars = outline.across
         return d
     }
 

@@ -294,20 +294,23 @@ public final class BarcodeReader {
         }
     }
 
-    /// Whether a 1D read's scan lines (zxing-cpp's polygon: its first line from the first corner to the last, its
-    /// last line between the middle two; one line when they are the same) stop inside the code: a line beside one
-    /// of them goes on past its ends.
+    /// Whether a 1D read is a part of a longer code: its outline, fitted to zxing-cpp's scan lines (its polygon: its
+    /// first line from the first corner to the last, its last line between the middle two), has bars going on past
+    /// one of its ends within less than a quiet zone.
     static func readsPart(_ d: Detection, in image: LumaImage) -> Bool {
-        guard d.polygon.count == 4 else { return false }
-        let first = (d.polygon[0], d.polygon[3])
-        let last = (d.polygon[1], d.polygon[2])
-        let lines = first == last ? [first] : [first, last]
-        return lines.contains { a, b in
-            let length = a.distance(to: b)
-            guard length >= 8 else { return false }
-            return BarEdgeRefiner.continuesPast(
-                (a, b), along: Point((b.x - a.x) / length, (b.y - a.y) / length), in: image)
+        let modules = Plausibility.minimumModules(type: d.type, data: d.data)
+        guard let outline = BarOutline.estimate(reads: scanLines(of: d.polygon), modules: modules, in: image) else {
+            return false
         }
+        return outline.goesOnPast
+    }
+
+    /// zxing-cpp's scan lines of a 1D read, each from its first bar to its last: the first from its polygon's first
+    /// corner to its last, the last between the middle two (one line when they are the same).
+    static func scanLines(of polygon: [Point]) -> [(Point, Point)] {
+        guard polygon.count == 4 else { return polygon.count == 2 ? [(polygon[0], polygon[1])] : [] }
+        let (first, last) = ((polygon[0], polygon[3]), (polygon[1], polygon[2]))
+        return first == last ? [first] : [first, last]
     }
 
     /// A part of a structured append that ZBar read and no engine placed (ZBar keeps the header to itself, and

@@ -1,16 +1,7 @@
 import CZBar
 
-/// Checks on a read from its hits and the other reads (piled hits, parts, joined halves, thin bars); symbology kinds.
+/// A read's lines from its hits; checks on a read against the other reads (parts, joined halves); symbology kinds.
 extension ZBarScanner {
-    /// Whether a 1D read's hits are piled at one end of it (or on one scan line), so that they cannot give its
-    /// extent: their spread along the scan is shorter than the code could be at a pixel a module (its symbology's
-    /// fewest modules for this text; 8 px for a symbology whose length is not known), or under 2 px across it.
-    /// (Seen: a tilted I2/5 read on two lines at its first bars, hits 9 px apart, boxed 9 px long and dropped.)
-    static func hitsPiled(_ spread: Bounds, alongX: Bool, type: String, data: String) -> Bool {
-        let least = Plausibility.leastLength(type: type, data: data) ?? 8
-        return Double(alongX ? spread.width : spread.height) < least || (alongX ? spread.height : spread.width) < 2
-    }
-
     /// The hits ordered by their distance across the scan from the middle one's line, nearest first (ties in
     /// their own order).
     static func middleFirst(_ hits: [Point], alongX: Bool) -> [Point] {
@@ -23,11 +14,33 @@ extension ZBarScanner {
         }.map { hits[$0] }
     }
 
-    /// The decoder's run through the first few hits that give one: the shorter median of them (a line that left
-    /// the code and read on elsewhere runs longer, never shorter).
-    static func decodedRun(hits: [Point], span: (Point) -> (Point, Point)?) -> (Point, Point)? {
-        let runs = hits.prefix(5).compactMap(span).sorted { $0.0.distance(to: $0.1) < $1.0.distance(to: $1.1) }
-        return runs.isEmpty ? nil : runs[(runs.count - 1) / 2]
+    /// A read's lines, each from its first bar's leading edge to its last bar's trailing edge: ZBar's decoder run
+    /// along the lines of the first few hits (`decoded`), those within a pixel or a thirtieth of the shorter median's
+    /// length (a line that left the code and read on over bars beyond it, an I2/5 with no check digit to stop it,
+    /// runs longer, never shorter). Where the decoder gives none (a symbology it cannot place, EAN halves joined
+    /// from different lines), the extent along the scan of the hits that can be the code's (`onCode`), not exact (the outline walks out from it to the
+    /// code's ends); for hits piled within a few pixels, the runs of bars through them (`walked`), the longest
+    /// and those nearly as long.
+    static func readLines(
+        hits: [Point], axis: Point, onCode: (Point) -> Bool = { _ in true }, decoded: (Point) -> (Point, Point)?,
+        walked: (Point) -> (Point, Point, offImage: Bool)?
+    ) -> (lines: [(Point, Point)], exact: Bool) {
+        func length(_ r: (Point, Point)) -> Double { r.0.distance(to: r.1) }
+        func inOrder(_ r: (Point, Point)) -> (Point, Point) { r.0.dot(axis) <= r.1.dot(axis) ? r : (r.1, r.0) }
+        let runs = hits.prefix(5).compactMap(decoded).map(inOrder).sorted { length($0) < length($1) }
+        if !runs.isEmpty {
+            let reference = length(runs[(runs.count - 1) / 2])
+            return (runs.filter { abs(length($0) - reference) <= max(1, reference / 30) }, true)
+        }
+        // The hits' own extent along the scan, where it spans enough to give a direction and lines to walk from;
+        // else the runs of bars walked along the scan through them.
+        let along = hits.filter(onCode).sorted { $0.dot(axis) < $1.dot(axis) }
+        if along.count >= 2, along.last!.dot(axis) - along.first!.dot(axis) >= 8 {
+            return ([(along.first!, along.last!)], false)
+        }
+        let walks = hits.prefix(5).compactMap(walked).map { inOrder(($0.0, $0.1)) }
+        guard let longest = walks.map(length).max() else { return ([], false) }
+        return (walks.filter { length($0) >= 0.95 * longest }, false)
     }
 
     /// The hits no farther outside the run `ends` (along the scan) than they are from its line across the scan,
@@ -90,16 +103,6 @@ extension ZBarScanner {
         }.map { reads[$0] }
     }
 
-    /// Whether a 1D code's modules are under 2.5 px, judged from its hits' extent and its symbology's fewest modules
-    /// (unknown: thin). Only then is the direction across its bars searched from its profile: the structure tensor
-    /// judges thicker bars well, and the profile search (39 angles, each over the code's length on 21 lines) cost
-    /// 14 ms a frame on the 1080p demo's three large 1D codes in tracked mode, where every frame's codes are boxed.
-    static func thinBars(_ points: [Point], axis: Point, name: String, data: String) -> Bool {
-        guard let fewest = Plausibility.minimumModules(type: name, data: data), fewest > 0 else { return true }
-        let along = points.map { $0.x * axis.x + $0.y * axis.y }
-        return ((along.max() ?? 0) - (along.min() ?? 0)) / Double(fewest) < 2.5
-    }
-
     /// Variable-length symbologies without a check character that ZBar demands: a part of one can read as a
     /// shorter valid code.
     static func partsReadAsCodes(_ type: zbar_symbol_type_t) -> Bool { partsReadAsCodesTypes.contains(type) }
@@ -110,11 +113,6 @@ extension ZBarScanner {
     private static let partsReadAsCodesTypes = [ZBAR_I25, ZBAR_CODE39, ZBAR_CODABAR]
     private static let partsReadAsCodesNames = Set(
         partsReadAsCodesTypes.map { String(cString: zbar_get_symbol_name($0)) })
-
-    /// EAN and UPC, whose two halves ZBar may read on different scan lines.
-    static func halvesJoined(_ type: zbar_symbol_type_t) -> Bool {
-        [ZBAR_EAN8, ZBAR_EAN13, ZBAR_UPCA, ZBAR_UPCE, ZBAR_ISBN10, ZBAR_ISBN13].contains(type)
-    }
 
     static func isTwoDimensional(_ type: zbar_symbol_type_t) -> Bool {
         type == ZBAR_QRCODE || type == ZBAR_SQCODE

@@ -103,153 +103,59 @@ extension ZBarScanner {
             ? QRByteText.text(bytes) : String(validating: bytes, as: UTF8.self)
         let data = text ?? String(decoding: bytes, as: UTF8.self)
         var points: [Point] = []
-        var refined: BarEdgeRefiner.Refined? = nil
-        var acrossBars: Point? = nil
+        var outline: BarOutline? = nil
         for i in 0..<zbar_symbol_get_loc_size(s) {
             points.append(Point(Double(zbar_symbol_get_loc_x(s, i)), Double(zbar_symbol_get_loc_y(s, i))))
         }
         if !Self.isTwoDimensional(type) {
-            // 1D: ZBar gives scan-line hits, not corners; box them, then snap the ends to the bars.
-            // The hits are where scan lines entered and left the code; a tilted code's bars are found from
-            // the image itself (its dominant edge direction), and the box is built across them.
+            // 1D: ZBar gives scan-line hits, not corners: the read's lines, then its outline from them and the image.
             let orientation = zbar_symbol_get_orientation(s)
             let alongX =
                 orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN
                 || orientation == ZBAR_ORIENT_UNKNOWN
             let axis = alongX ? Point(1, 0) : Point(0, 1)
-            // The hits from the middle of their spread across the scan outward: the lines the ends and runs below
-            // are taken from cross the code farthest from its bars' ends (ZBar lists its hits in scan order, so the
-            // first few lie where the code begins across the scan: a tilted code's lines there graze its corner).
+            // The hits from the middle of their spread across the scan outward: the lines nearest the code's
+            // middle cross it farthest from its bars' ends.
             points = Self.middleFirst(points, alongX: alongX)
-            // ZBar's decoder run along a hit's line gives the read's first and last bar. A line that left the code
-            // through its bars' ends and found the rest of its elements farther on (an I2/5, which has no check digit,
-            // can end on bars of the background) decodes a longer run than the lines that
-            // crossed the code; so of a few hits' runs the shorter median is the code's, and a hit farther outside
-            // it than its line is from the run's line (a code's end moves along the scan by at most that, tilted up
-            // to 45 degrees, past which ZBar reads it on the other axis) is such a line's, and is no end of the code.
-            let decoded = Self.decodedRun(hits: points) {
+            // (A hit on the image's edge is where a line that ran out of image before a quiet zone ended its read,
+            // no end of the code.)
+            let (w, h) = (Double(image.width), Double(image.height))
+            func onCode(_ p: Point) -> Bool { p.x > 0 && p.y > 0 && p.x < w - 1 && p.y < h - 1 }
+            let (lines, exact) = Self.readLines(hits: points, axis: axis, onCode: onCode) {
                 ZBarLineDecoder.span(
                     of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
+            } walked: { hit in
+                // (A walk that ran off the image may have crossed a quiet zone judged in too wide modules, and the
+                // label's edge past it: 6 modules then, as a code's widest inner space is 4.)
+                let wide = BarOutline.run(through: hit, along: axis, quiet: 8, in: image)
+                return wide?.offImage == true ? BarOutline.run(through: hit, along: axis, quiet: 6, in: image) : wide
             }
-            if let ends = decoded {
-                let kept = Self.hits(
-                    points, within: ends, alongX: alongX, slack: max(1, ends.0.distance(to: ends.1) / 60))
-                if kept.count >= 2 { points = kept }
+            let modules = Plausibility.minimumModules(type: name, data: data)
+            // The other hits, those that lie on the read (not past its ends on a line that read on elsewhere).
+            let onRead =
+                !exact
+                ? points.filter(onCode)
+                : Self.hits(
+                    points, within: lines[0], alongX: alongX, slack: max(1, lines[0].0.distance(to: lines[0].1) / 60))
+            outline = BarOutline.estimate(reads: lines, exact: exact, hits: onRead, modules: modules, in: image)
+            // A part of a longer code (a line that left a tilted code through its bars' ends), which a symbology
+            // without a check character takes for a shorter code: the bars go on past its end.
+            if Self.partsReadAsCodes(type), outline?.goesOnPast == true { return nil }
+            // A code cut by the image's edge is boxed to the edge: what no pixel shows is no place of the code's.
+            // (No bars to fit to: the hits' box along the scan.)
+            points = (outline?.corners ?? BarOutline.box(of: points, across: axis)).map {
+                Point(min(max($0.x, 0), w), min(max($0.y, 0), h))
             }
-            var across = BarEdgeRefiner.acrossBars(in: image, around: Bounds(enclosing: points)) ?? axis
-            let hits = points
-            var oneLine = false
-            // Hits piled at one end of the code (read on a few lines in the same direction) or all on one scan
-            // line, as small and short codes often are read: where the code runs comes from the image then,
-            // along the hits' lines, and for I2/5, CODE-39 and Codabar only a line that crossed all of it counts
-            // (a line through a tilted code that leaves it through its bars' ends reads a part of it, which
-            // I2/5 takes for a shorter code); where a line beside the hit's runs longer, ZBar's decoder run along
-            // the hit's line says where the read's characters lie.
-            if Self.hitsPiled(Bounds(enclosing: points), alongX: alongX, type: name, data: data) {
-                // The first hit whose line crossed the whole code; without that test, the longest extent of a
-                // few hits' lines (EAN's halves can come from different lines, none of them crossing it all).
-                let whole = Self.partsReadAsCodes(type)
-                // The read's own ends on its line only for a read that must have crossed it whole (no closure
-                // made for the others).
-                let spans = points.prefix(whole ? 4 : 8).lazy.compactMap { hit in
-                    BarEdgeRefiner.singleLineSpan(
-                        hit: hit, scan: axis, whole: whole, in: image,
-                        readEnds: whole
-                            ? {
-                                ZBarLineDecoder.span(
-                                    of: type, bytes: bytes, through: hit, scan: axis, settings: self.settings,
-                                    in: image)
-                            } : nil)
-                }
-                func extent(_ s: (ends: [Point], across: Point)) -> Double { s.ends[0].distance(to: s.ends[1]) }
-                guard let single = whole ? spans.first : spans.max(by: { extent($0) < extent($1) }) else {
-                    return nil
-                }
-                points = single.ends
-                across = single.across
-                oneLine = true
-            }
-            let tensor = across
-            if Self.thinBars(points, axis: axis, name: name, data: data) {
-                across = BarEdgeRefiner.acrossBarsFromProfile(
-                    in: image, points: points, initial: axis, oneLine: oneLine)
-            }
-            var r = BarEdgeRefiner.refine(BarEdgeRefiner.box(of: points, across: across), in: image, across: across)
-            // Longer across its bars than its hits' lines ran: no scan line gives that (a line crossing a code at
-            // an angle θ to the way its bars follow one another runs L / cos θ along itself, and ZBar's hits span
-            // that run), but a direction judged wrong does (seen: a level CODE-39 of 1.3 px modules, read on two
-            // lines near its bars' top ends, judged 47 degrees off by its profile and boxed 319 px long where its
-            // hits spanned 161). The image's dominant direction then, else the scan line's. (Not EAN and UPC: ZBar
-            // joins their halves from different lines, so their hits can span one half, and the refiner the whole.)
-            let along = points.map { $0.x * axis.x + $0.y * axis.y }
-            let reach = 1.25 * ((along.max() ?? 0) - (along.min() ?? 0)) + 8
-            if r.length > reach, !Self.halvesJoined(type) {
-                for other in [tensor, axis] where other != across {
-                    let o = BarEdgeRefiner.refine(
-                        BarEdgeRefiner.box(of: points, across: other), in: image, across: other)
-                    if o.length <= reach {
-                        (r, across) = (o, other)
-                        break
-                    }
-                }
-            }
-            // A box shorter than the symbology's fewest modules: the hits covered part of the code (EAN's halves
-            // joined from lines that each crossed half) and the refiner could not reach its ends (too faint).
-            // Where a part cannot read as a shorter code (fixed length or check characters), the longest run of
-            // bars along the hits' lines is the code's extent, if longer.
-            if !Self.partsReadAsCodes(type), let least = Plausibility.leastLength(type: name, data: data),
-                Plausibility.length(of: r.corners) < least
-            {
-                let runs = hits.prefix(8).compactMap {
-                    BarEdgeRefiner.singleLineSpan(hit: $0, scan: axis, whole: false, in: image)
-                }
-                if let best = runs.max(by: {
-                    $0.ends[0].distance(to: $0.ends[1]) < $1.ends[0].distance(to: $1.ends[1])
-                }),
-                    best.ends[0].distance(to: best.ends[1]) > Plausibility.length(of: r.corners)
-                {
-                    across =
-                        Self.thinBars(best.ends, axis: axis, name: name, data: data)
-                        ? BarEdgeRefiner.acrossBarsFromProfile(
-                            in: image, points: best.ends, initial: axis, oneLine: true)
-                        : best.across
-                    r = BarEdgeRefiner.refine(
-                        BarEdgeRefiner.box(of: best.ends, across: across), in: image, across: across)
-                }
-            }
-            // The box ends at the read's first and last bar, never past (a box that ran on over a short quiet zone
-            // onto other bars past a tilted I2/5 touched the viewfinder's edge and was dropped as cut by it; a
-            // UPC-A's ran on over printed text to the frame's edge).
-            if let ends = decoded {
-                // A module: the run over the fewest modules its text can span (span knows only such symbologies).
-                let run = ends.0.distance(to: ends.1)
-                let module = run / Double(Plausibility.minimumModules(type: name, data: data) ?? 1)
-                // About a module's slack: a sixtieth of the run (an EAN-13 spans 95 modules, a 10-digit I2/5 78).
-                r.corners = BarEdgeRefiner.trimmed(r.corners, to: ends, across: across, slack: max(1, run / 60))
-                r.length = min(r.length, abs((ends.1.x - ends.0.x) * across.x + (ends.1.y - ends.0.y) * across.y))
-                if Self.partsReadAsCodes(type) {
-                    // Cut across its bars by the image's edge (a viewfinder's), a code reads as a shorter one that
-                    // ends at the edge; a read whose first and last bar each have a quiet zone (10 modules) of image
-                    // beyond them is whole, whatever the walks along its bars ran into.
-                    let size = Double(alongX ? image.width : image.height)
-                    let along = [ends.0, ends.1].map { alongX ? $0.x : $0.y }
-                    r.runsOffImage = along.contains { $0 < 10 * module || $0 > size - 10 * module }
-                }
-            }
-            // A code cut by the image's edge is boxed to the edge: its outline goes on past it only as far as the
-            // fit's lines run, and what no pixel shows is no place of the code's.
-            let (w, h) = (Double(image.width), Double(image.height))
-            points = r.corners.map { Point(min(max($0.x, 0), w), min(max($0.y, 0), h)) }
-            refined = r
-            acrossBars = across
         }
         let polygon = points.map(mapping.toFrame)
         var d = Detection(type: name, data: data, quality: Int(zbar_symbol_get_quality(s)), polygon: polygon)
         d.orientation = Detection.Orientation(rawValue: Int8(zbar_symbol_get_orientation(s).rawValue))
         if text == nil { d.binary = bytes }
-        d.lengthAcrossBars = refined?.length
-        d.acrossBars = acrossBars
-        d.runsOffImage = refined?.runsOffImage ?? false
+        d.lengthAcrossBars = outline?.length
+        d.acrossBars = outline?.across
+        // A code whose quiet zone the image's edge cuts may go on past it, for a symbology a part of which reads as a
+        // shorter code.
+        d.runsOffImage = Self.partsReadAsCodes(type) && outline?.runsOffImage == true
         d.inViewfinder = viewfinder.map { $0.contains(all: polygon) } ?? true
         return d
     }

@@ -1,43 +1,16 @@
 import Foundation
 
 /// Where the bars begin and end: on one line across them, along them (their top and bottom), and at a read's ends.
-extension BarEdgeRefiner {
-    /// The box cut across the bars where the read's own first and last bar lie (`ends`, on one scan line): an end
-    /// past them by more than `slack` (a module) is moved back to them along the box's sides. An end short of them
-    /// stays (the line's ends say where the read is, not how far the bars' ends let a box go).
-    static func trimmed(_ corners: [Point], to ends: (Point, Point), across u: Point, slack: Double) -> [Point] {
-        guard corners.count == 4 else { return corners }
-        func t(_ p: Point) -> Double { p.x * u.x + p.y * u.y }
-        let (a, b) = (t(ends.0), t(ends.1))
-        let (lo, hi) = (min(a, b), max(a, b))
-        let ts = corners.map(t)
-        let order = ts.indices.sorted { ts[$0] < ts[$1] }
-        let near = Set(order.prefix(2))
-        var out = corners
-        for i in corners.indices {
-            // The corner's partner at the other end: its neighbour round the box that lies at the other end.
-            let partner = [(i + 1) % 4, (i + 3) % 4].first { near.contains($0) != near.contains(i) }
-            guard let j = partner else { continue }
-            let target = near.contains(i) ? lo : hi
-            let past = near.contains(i) ? ts[i] < lo - slack : ts[i] > hi + slack
-            guard past, abs(ts[i] - ts[j]) > 1e-9 else { continue }
-            let f = (target - ts[j]) / (ts[i] - ts[j])
-            out[i] = Point(
-                corners[j].x + (corners[i].x - corners[j].x) * f, corners[j].y + (corners[i].y - corners[j].y) * f)
-        }
-        return out
-    }
-
+extension BarOutline {
     /// Where the bars begin and end on one line parallel to `unit`, `r` px along `vUnit` from `mid`: the outermost
-    /// dark samples within a window around the expected ends (`start` and `start + length` along `unit`), then
-    /// outward bar by bar while the light gap before the next bar is shorter than a quiet zone. The edges lie half
-    /// a sample out from the outermost dark samples, where the luma crosses the code's middle level. Nil where the
-    /// line shows too little contrast to tell bars from spaces.
+    /// dark samples between `start` and `start + length` along `unit` (a part of the line known to lie on the bars),
+    /// then outward bar by bar while the light gap before the next bar is shorter than a quiet zone, as far as three
+    /// times that part's length each way. The edges lie half a sample out from the outermost dark samples, where the
+    /// luma crosses the code's middle level. Nil where the line shows too little contrast to tell bars from spaces.
     static func lineEnds(
         in image: LumaImage, at r: Double, near start: Double, _ length: Double, mid: Point, unit: Point, vUnit: Point
     ) -> (first: Double, last: Double, offImage: Bool)? {
-        let window = max(3.0, 0.04 * length)
-        let reach = Int(length)  // how far past each expected end a missed part of the code may lie
+        let reach = 3 * Int(length) + 8  // how far past each end of the known part the code may go on
         let base = Point(mid.x + vUnit.x * r + unit.x * start, mid.y + vUnit.y * r + unit.y * start)
         // One sample per pixel along u, from `reach` before the expected start to `reach` past its end.
         let from = -Double(reach)
@@ -53,16 +26,14 @@ extension BarEdgeRefiner {
         }
         // Threshold from the expected code alone, not the background around it.
         let code = samples[reach...(reach + Int(length))]
-        guard let lo = code.min(), let hi = code.max(), Int(hi) - Int(lo) >= 40 else { return nil }
+        guard let lo = code.min(), let hi = code.max(), Int(hi) - Int(lo) >= 20 else { return nil }
         let threshold = (Int(lo) + Int(hi)) / 2
         func dark(_ k: Int) -> Bool { Int(samples[k]) < threshold }
-        let w = Int(window)
-        // The outermost dark samples within the window around each expected end...
-        guard var first = ((reach - w)...(reach + w)).first(where: dark),
-            var last = stride(from: reach + Int(length) + w, through: reach + Int(length) - w, by: -1)
-                .first(where: { $0 < count && dark($0) }),
-            last > first
+        // The outermost dark samples of the part known to be on the bars...
+        guard let inner = (reach...(reach + Int(length))).first(where: dark),
+            let outer = (reach...(reach + Int(length))).last(where: dark), outer > inner
         else { return nil }
+        var (first, last) = (inner, outer)
         // ...then outward bar by bar while the light gap before the next bar is shorter than a quiet zone
         // (6 modules: codes' widest inner space is 4 modules, their quiet zones at least 7).
         // The module width from the dark runs' lower quartile, not their minimum: a thin bar sampled across a
@@ -89,37 +60,39 @@ extension BarEdgeRefiner {
         // from it would run through the label's margin onto the background.)
         let quiet = 6 * max(Double(quartile), min(meanWidth, 2 * Double(quartile)))
         // Walking off the image before a quiet zone is complete: the code may go on past the edge.
+        // A dark stretch wider than any bar (12 of the narrowest bars: blur merges two wide bars and the space
+        // between them) is no bar: past a label's edge the background would otherwise read as more of them, on to
+        // the image's edge.
+        let widest = 12 * quartile
         var offImage = false
-        var k = first - 1
-        var gap = 0.0
-        while k >= 0 && gap < quiet {
-            if !inside[k] {
-                offImage = true
-                break
+        // Outward from `edge` one way (`step`): the last dark sample of the last bar taken.
+        func walk(from edge: Int, _ step: Int) -> Int {
+            var end = edge
+            var pending = edge
+            var k = edge + step
+            var gap = 0.0
+            var bar = 0
+            while k >= 0 && k < count && gap < quiet {
+                guard inside[k] else {
+                    offImage = true
+                    break
+                }
+                if dark(k) {
+                    bar += 1
+                    gap = 0
+                    if bar > widest { return end }
+                    pending = k
+                } else {
+                    if bar > 0 { end = pending }
+                    gap += 1
+                    bar = 0
+                }
+                k += step
             }
-            if dark(k) {
-                first = k
-                gap = 0
-            } else {
-                gap += 1
-            }
-            k -= 1
+            return bar > 0 ? pending : end
         }
-        k = last + 1
-        gap = 0.0
-        while k < count && gap < quiet {
-            if !inside[k] {
-                offImage = true
-                break
-            }
-            if dark(k) {
-                last = k
-                gap = 0
-            } else {
-                gap += 1
-            }
-            k += 1
-        }
+        first = walk(from: first, -1)
+        last = walk(from: last, 1)
         // The edge between the last light and the first dark sample, where the luma crosses the threshold.
         func crossing(_ dark: Int, _ light: Int) -> Double {
             guard light >= 0, light < count else { return Double(dark) }

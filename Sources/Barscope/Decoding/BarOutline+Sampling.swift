@@ -1,7 +1,7 @@
 import Foundation
 
 /// Sampling the luma: bilinear between pixel centres, along a line, at a pixel; and the median.
-extension BarEdgeRefiner {
+extension BarOutline {
     /// The luma at a point between pixel centres, interpolated from the four around it (pixel (i, j) covers
     /// i...i+1, j...j+1, its centre at i + 0.5, j + 0.5).
     static func bilinear(_ image: LumaImage, _ x: Double, _ y: Double) -> Double {

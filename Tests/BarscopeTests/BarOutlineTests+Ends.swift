@@ -4,8 +4,8 @@ import Testing
 
 @testable import Barscope
 
-/// A read's own ends against the bars': a faint patch or a part, leaning bars, and a box cut where the decoder ended.
-extension BarEdgeRefinerTests {
+/// Whether bars go on past a read's ends (a part), and where the outline ends: at the read's own ends.
+extension BarOutlineTests {
     /// A read on one line that must have crossed the whole code (I2/5): bars of 2-px modules (a fixed sequence of
     /// 1- to 3-module widths) over x 40...160 and y 30...70 on white; the hit line, y 50, has a faint patch (x
     /// 82...116, rows 49...51, at 200: 34 px of light) that the walk takes for a quiet zone.
@@ -36,32 +36,25 @@ extension BarEdgeRefinerTests {
         return pixels
     }
 
-    /// The walk stopped at a faint patch inside the code, short of the line beside it: the read's own ends (what
-    /// ZBar's decoder finds on the hit's line, given here as the bars' true ends) reach as far as that line, and
-    /// the read is kept, boxed on them; without them it is dropped. A line that leaves the bars through their ends
-    /// reads a part: its own ends stop where the line leaves the bars, and the line beside it goes on past.
-    @Test func theReadsOwnEndsTellAFaintPatchFromAPart() {
-        let faint = Self.barsWithFaintPatch(grazing: false)
-        faint.withUnsafeBytes { raw in
+    /// A read of the whole code, a faint patch on its line (a walk along that line stops there), is outlined on the
+    /// bars and is no part; a read on a line that leaves the bars through their ends (at y 60 they end at x 90) is a
+    /// part: the bars go on past its end, on the lines above it.
+    @Test func aReadWhoseBarsGoOnIsAPartAndAFaintPatchIsNot() throws {
+        try Self.barsWithFaintPatch(grazing: false).withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
-            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 50), scan: Point(1, 0), whole: true, in: image) {
-                (Point(40, 50), Point(160, 50))
+            let whole = try #require(
+                BarOutline.estimate(reads: [(Point(40, 50), Point(160, 50))], modules: 36, in: image))
+            #expect(!whole.goesOnPast)
+            for corner in [Point(40, 30), Point(40, 70), Point(160, 70), Point(160, 30)] {
+                let nearest = whole.corners.map { $0.distance(to: corner) }.min() ?? .infinity
+                #expect(nearest < 2, "corner \(corner): the outline's nearest is \(nearest) px away, \(whole.corners)")
             }
-            #expect(span != nil)
-            if let ends = span?.ends.map(\.x).sorted() {
-                #expect(abs(ends[0] - 40) <= 2 && abs(ends[1] - 160) <= 2, "\(ends)")
-            }
-            let unknown = BarEdgeRefiner.singleLineSpan(hit: Point(60, 50), scan: Point(1, 0), whole: true, in: image)
-            #expect(unknown == nil)
         }
-        let grazing = Self.barsWithFaintPatch(grazing: true)
-        grazing.withUnsafeBytes { raw in
+        try Self.barsWithFaintPatch(grazing: true).withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: 200, height: 100, stride: 200)
-            // At y 60 the bars end at x 90: the line beside it 4 px up runs to x 110.
-            let span = BarEdgeRefiner.singleLineSpan(hit: Point(60, 60), scan: Point(1, 0), whole: true, in: image) {
-                (Point(40, 60), Point(90, 60))
-            }
-            #expect(span == nil, "\(String(describing: span))")
+            let part = try #require(
+                BarOutline.estimate(reads: [(Point(40, 60), Point(90, 60))], modules: 36, in: image))
+            #expect(part.goesOnPast, "\(part.corners)")
         }
     }
 
@@ -84,8 +77,8 @@ extension BarEdgeRefinerTests {
         }
     }
 
-    /// Bars that lean 50 degrees from the scan line's normal (tall, so that a row crosses them all): the rows 2 and
-    /// 4 px beside a whole read cross them 2.4 and 4.8 px further along, the bars' lean, not the code going on.
+    /// Bars that lean 50 degrees from the scan line's normal (tall, so that a row crosses them all): across the bars
+    /// (not along the row) nothing follows the last bar, so a whole read is no part.
     @Test func leaningBarsAreNotTakenForACodeGoingOn() {
         let (w, h) = (240, 120)
         var pixels = [UInt8](repeating: 230, count: w * h)
@@ -107,28 +100,31 @@ extension BarEdgeRefinerTests {
         pixels.withUnsafeBytes { raw in
             let image = LumaImage(base: raw.baseAddress!, width: w, height: h, stride: w)
             let whole = (Point(80, 60), Point(end - 1, 60))
-            #expect(!BarEdgeRefiner.continuesPast(whole, along: Point(1, 0), in: image))
+            let outline = BarOutline.estimate(reads: [whole], modules: 30, in: image)
+            #expect(outline.map { !$0.goesOnPast } == true, "\(String(describing: outline?.corners))")
         }
     }
 
-    /// A box that ran on past the read's last bar (over a short quiet zone onto other bars) ends where ZBar's decoder
-    /// ended the read on its line, its sides kept; an end within a module of the read's, or short of it, stays.
-    @Test func aBoxIsCutWhereTheDecoderEndedTheRead() {
-        // A code tilted about 5 degrees, its box running 140 px on past its last bar at x = 940.
-        let box = [Point(450, 490), Point(462, 630), Point(1080, 572), Point(1068, 428)]
-        let across = Point(cos(-5 * Double.pi / 180), sin(-5 * Double.pi / 180))
-        let ends = (Point(452, 560), Point(940, 517))
-        let cut = BarEdgeRefiner.trimmed(box, to: ends, across: across, slack: 5)
-        func t(_ p: Point) -> Double { p.x * across.x + p.y * across.y }
-        #expect(abs(t(cut[2]) - t(ends.1)) < 0.5 && abs(t(cut[3]) - t(ends.1)) < 0.5, "\(cut)")
-        #expect(cut[0] == box[0] && cut[1] == box[1])
-        // The cut corners stay on the box's long sides.
-        for (far, near) in [(2, 1), (3, 0)] {
-            let side = (box[far].x - box[near].x, box[far].y - box[near].y)
-            let moved = (cut[far].x - box[near].x, cut[far].y - box[near].y)
-            #expect(abs(side.0 * moved.1 - side.1 * moved.0) < 1e-6)
+    /// The outline ends at the read's last bar, not at bars past a short quiet zone (4 modules of space, then more
+    /// bars, as a neighbour's or a label's print): those are where the code would go on, were it a part.
+    @Test func theOutlineEndsWhereTheReadEnds() throws {
+        let (w, h) = (200, 100)
+        var pixels = [UInt8](repeating: 230, count: w * h)
+        let widths = [2, 1, 3, 1, 1, 2, 2, 1, 3, 2, 1, 1, 2, 3, 1, 2, 1]
+        var x = 30
+        for (k, width) in widths.enumerated() {
+            if k % 2 == 0 { for y in 30..<70 { for xx in x..<(x + 2 * width) { pixels[y * w + xx] = 40 } } }
+            x += 2 * width
         }
-        // A box within the read's ends is left as it is.
-        #expect(BarEdgeRefiner.trimmed(box, to: (Point(440, 560), Point(1090, 500)), across: across, slack: 5) == box)
+        let end = x  // the last bar's trailing edge (the last width is a bar's)
+        for bar in [end + 8, end + 14] { for y in 30..<70 { for xx in bar..<(bar + 3) { pixels[y * w + xx] = 40 } } }
+        try pixels.withUnsafeBytes { raw in
+            let image = LumaImage(base: raw.baseAddress!, width: w, height: h, stride: w)
+            let outline = try #require(
+                BarOutline.estimate(reads: [(Point(30, 50), Point(Double(end), 50))], modules: 30, in: image))
+            let far = outline.corners.map(\.x).max()!
+            #expect(abs(far - Double(end)) < 1, "the outline ends at x \(far), the read at \(end)")
+            #expect(outline.goesOnPast)
+        }
     }
 }
