@@ -4,13 +4,13 @@ import Foundation
 extension BarOutline {
     /// Where the bars begin and end on one line parallel to `unit`, `r` px along `vUnit` from `mid`: the outermost
     /// dark samples between `start` and `start + length` along `unit` (a part of the line known to lie on the bars),
-    /// then outward bar by bar while the light gap before the next bar is shorter than a quiet zone, as far as three
-    /// times that part's length each way. The edges lie half a sample out from the outermost dark samples, where the
+    /// then outward bar by bar while the light gap before the next bar is shorter than a quiet zone, as far as that
+    /// part's length each way. The edges lie half a sample out from the outermost dark samples, where the
     /// luma crosses the code's middle level. Nil where the line shows too little contrast to tell bars from spaces.
     static func lineEnds(
         in image: LumaImage, at r: Double, near start: Double, _ length: Double, mid: Point, unit: Point, vUnit: Point
     ) -> (first: Double, last: Double, offImage: Bool)? {
-        let reach = 3 * Int(length) + 8  // how far past each end of the known part the code may go on
+        let reach = Int(length)  // how far past each end of the known part the code may go on
         let base = Point(mid.x + vUnit.x * r + unit.x * start, mid.y + vUnit.y * r + unit.y * start)
         // One sample per pixel along u, from `reach` before the expected start to `reach` past its end.
         let from = -Double(reach)

@@ -18,6 +18,14 @@ enum ZBarLineDecoder {
     ) -> (Point, Point)? {
         guard let extent = extent(of: type, characters: bytes.count), !settings.changesCharacters(of: type)
         else { return nil }
+        // An EAN-13 text that a UPC-E can write may have been printed as one (ZBar reports a UPC-E in its EAN-13
+        // form): 33 elements, not 59, and the text does not say which. (Counted as 59, a UPC-E's read began 600 px
+        // before its first bar.)
+        if type == ZBAR_EAN13 || type == ZBAR_UPCA,
+            Plausibility.couldBeUPCE(String(decoding: bytes, as: UTF8.self))
+        {
+            return nil
+        }
         let alongRow = abs(scan.x) >= abs(scan.y)
         let fixed = Int(alongRow ? hit.y : hit.x)
         let count = alongRow ? image.width : image.height

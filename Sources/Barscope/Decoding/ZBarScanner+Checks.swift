@@ -22,7 +22,8 @@ extension ZBarScanner {
     /// code's ends); for hits piled within a few pixels, the runs of bars through them (`walked`), the longest
     /// and those nearly as long.
     static func readLines(
-        hits: [Point], axis: Point, onCode: (Point) -> Bool = { _ in true }, decoded: (Point) -> (Point, Point)?,
+        hits: [Point], axis: Point, least: Double = 8, onCode: (Point) -> Bool = { _ in true },
+        decoded: (Point) -> (Point, Point)?,
         walked: (Point) -> (Point, Point, offImage: Bool)?
     ) -> (lines: [(Point, Point)], exact: Bool) {
         func length(_ r: (Point, Point)) -> Double { r.0.distance(to: r.1) }
@@ -32,14 +33,17 @@ extension ZBarScanner {
             let reference = length(runs[(runs.count - 1) / 2])
             return (runs.filter { abs(length($0) - reference) <= max(1, reference / 30) }, true)
         }
-        // The hits' own extent along the scan, where it spans enough to give a direction and lines to walk from;
-        // else the runs of bars walked along the scan through them.
+        // The hits' own extent along the scan, where it is as long as the code can be (its symbology's fewest
+        // modules at a pixel each, `least`): hits piled at one end or in the middle (an EAN's halves read on
+        // different lines end at its centre guard) cannot span the code, and the runs of bars walked through them
+        // say more; the extent when no walk finds any.
         let along = hits.filter(onCode).sorted { $0.dot(axis) < $1.dot(axis) }
-        if along.count >= 2, along.last!.dot(axis) - along.first!.dot(axis) >= 8 {
-            return ([(along.first!, along.last!)], false)
-        }
+        let extent = along.count >= 2 ? along.last!.dot(axis) - along.first!.dot(axis) : 0
+        if extent >= max(8, least) { return ([(along.first!, along.last!)], false) }
         let walks = hits.prefix(5).compactMap(walked).map { inOrder(($0.0, $0.1)) }
-        guard let longest = walks.map(length).max() else { return ([], false) }
+        guard let longest = walks.map(length).max() else {
+            return extent >= 8 ? ([(along.first!, along.last!)], false) : ([], false)
+        }
         return (walks.filter { length($0) >= 0.95 * longest }, false)
     }
 

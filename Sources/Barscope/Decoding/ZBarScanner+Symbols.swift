@@ -121,7 +121,8 @@ extension ZBarScanner {
             // no end of the code.)
             let (w, h) = (Double(image.width), Double(image.height))
             func onCode(_ p: Point) -> Bool { p.x > 0 && p.y > 0 && p.x < w - 1 && p.y < h - 1 }
-            let (lines, exact) = Self.readLines(hits: points, axis: axis, onCode: onCode) {
+            let least = Plausibility.leastLength(type: name, data: data) ?? 8
+            let (lines, exact) = Self.readLines(hits: points, axis: axis, least: least, onCode: onCode) {
                 ZBarLineDecoder.span(
                     of: type, bytes: bytes, through: $0, scan: axis, settings: self.settings, in: image)
             } walked: { hit in

@@ -19,6 +19,8 @@ public final class Tracker {
         public let data: String
         public var center: Point
         public var diagonal: Double
+        /// Where the code was last read (its box).
+        public var bounds: PixelRect
         public var lastFrame: Int
         public var framesSeen: Int
     }
@@ -121,13 +123,14 @@ public final class Tracker {
                 matched.insert(b.index)
                 tracks[b.index].center = d.center
                 tracks[b.index].diagonal = diag
+                tracks[b.index].bounds = d.bounds
                 tracks[b.index].lastFrame = frame
                 tracks[b.index].framesSeen += 1
                 ids.append(tracks[b.index].id)
                 continue
             }
-            // A read of another text of the same symbology where a track is (within half its size of its last
-            // place: two labels side by side or stacked lie further apart) is a misread of that code, not a new one:
+            // A read of another text of the same symbology where a track is (on its last place: two labels side by
+            // side or stacked lie apart) is a misread of that code, not a new one:
             // a low-margin read while the track lives; a read several of ZBar's scan lines agreed on when the
             // track's own text is read there in this same frame (on a blurred frame neighbouring lines see the same
             // blur and agree on the same wrong digits, so their number is no margin against the other lines' read;
@@ -135,8 +138,12 @@ public final class Tracker {
             // Only a second decoder's agreement, or a 2D code's error correction, outweighs the track.
             var alone = Self.standsAlone(d)
             let independent = ZBarScanner.isTwoDimensional(name: d.type) || d.engine == "both"
+            // (On the code: within half its size, and the middle of either inside the other's box. Stacked labels of
+            // one symbology, a tall one's middle within half its diagonal of a short one's, are two codes: seen, an
+            // 8-digit I2/5 above a 10-digit one dropped in every frame as a misread of it.)
             func contradicts(_ t: Track) -> Bool {
                 t.type == d.type && t.data != d.data && t.center.distance(to: d.center) <= 0.5 * max(t.diagonal, diag)
+                    && (t.bounds.contains(d.center) || d.bounds.contains(t.center))
             }
             func readHereNow(_ t: Track) -> Bool {
                 detections.contains {
@@ -193,7 +200,7 @@ public final class Tracker {
             }
             tracksStarted += 1
             let t = Track(
-                id: tracksStarted, type: d.type, data: d.data, center: d.center, diagonal: diag,
+                id: tracksStarted, type: d.type, data: d.data, center: d.center, diagonal: diag, bounds: d.bounds,
                 lastFrame: frame, framesSeen: seen)
             tracks.append(t)
             matched.insert(tracks.count - 1)
