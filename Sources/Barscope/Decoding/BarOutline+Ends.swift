@@ -64,35 +64,13 @@ extension BarOutline {
         // between them) is no bar: past a label's edge the background would otherwise read as more of them, on to
         // the image's edge.
         let widest = 12 * quartile
-        var offImage = false
-        // Outward from `edge` one way (`step`): the last dark sample of the last bar taken.
-        func walk(from edge: Int, _ step: Int) -> Int {
-            var end = edge
-            var pending = edge
-            var k = edge + step
-            var gap = 0.0
-            var bar = 0
-            while k >= 0 && k < count && gap < quiet {
-                guard inside[k] else {
-                    offImage = true
-                    break
-                }
-                if dark(k) {
-                    bar += 1
-                    gap = 0
-                    if bar > widest { return end }
-                    pending = k
-                } else {
-                    if bar > 0 { end = pending }
-                    gap += 1
-                    bar = 0
-                }
-                k += step
-            }
-            return bar > 0 ? pending : end
-        }
-        first = walk(from: first, -1)
-        last = walk(from: last, 1)
+        let within = { (k: Int) in k >= 0 && k < count }
+        let outFirst = walkOut(
+            from: first, -1, quiet: quiet, widest: widest, within: within, inside: { inside[$0] }, dark: dark)
+        let outLast = walkOut(
+            from: last, 1, quiet: quiet, widest: widest, within: within, inside: { inside[$0] }, dark: dark)
+        (first, last) = (outFirst.end, outLast.end)
+        let offImage = outFirst.offImage || outLast.offImage
         // The edge between the last light and the first dark sample, where the luma crosses the threshold.
         func crossing(_ dark: Int, _ light: Int) -> Double {
             guard light >= 0, light < count else { return Double(dark) }

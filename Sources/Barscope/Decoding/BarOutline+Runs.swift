@@ -40,34 +40,44 @@ extension BarOutline {
         // lower quartile of blurred 1.3 px bars is 1 px): 12 modules.
         let widestBar = 12 * module
         let start = dark(nearest) ? nearest : -nearest
-        var offImage = false
-        func walk(_ step: Int) -> Int {
-            var end = start  // the last dark pixel of the last bar taken
-            var pending = start  // the same in the bar being crossed
-            var t = start + step
-            var gap = 0
-            var bar = 0
-            while abs(t) < reach, gap < quiet {
-                guard inside(at(t)) else {
-                    offImage = true
-                    break
-                }
-                if dark(t) {
-                    bar += 1
-                    gap = 0
-                    if bar > widestBar { return end }
-                    pending = t
-                } else {
-                    if bar > 0 { end = pending }
-                    gap += 1
-                    bar = 0
-                }
-                t += step
-            }
-            return bar > 0 ? pending : end
+        func walk(_ step: Int) -> (end: Int, offImage: Bool) {
+            walkOut(
+                from: start, step, quiet: Double(quiet), widest: widestBar, within: { abs($0) < reach },
+                inside: { inside(at($0)) }, dark: dark)
         }
-        let from = walk(-1)
-        let to = walk(1)
+        let (from, fromOff) = walk(-1)
+        let (to, toOff) = walk(1)
+        let offImage = fromOff || toOff
         return (at(from), at(to + 1), offImage)
+    }
+
+    /// Outward from `edge` (a bar's last dark sample), `step` (+1 or -1) at a time while `within` holds: bar by bar
+    /// while the light gap before the next bar is shorter than `quiet` samples, and never into a dark stretch longer
+    /// than `widest` (no bar is that wide: past a label's edge the background would otherwise read as more bars).
+    /// The last dark sample of the last bar taken, and whether the walk left the image (`inside` false) first.
+    static func walkOut(
+        from edge: Int, _ step: Int, quiet: Double, widest: Int, within: (Int) -> Bool, inside: (Int) -> Bool,
+        dark: (Int) -> Bool
+    ) -> (end: Int, offImage: Bool) {
+        var end = edge  // the last dark sample of the last bar taken
+        var pending = edge  // the same in the bar being crossed
+        var k = edge + step
+        var gap = 0.0
+        var bar = 0
+        while within(k), gap < quiet {
+            guard inside(k) else { return (bar > 0 ? pending : end, true) }
+            if dark(k) {
+                bar += 1
+                gap = 0
+                if bar > widest { return (end, false) }
+                pending = k
+            } else {
+                if bar > 0 { end = pending }
+                gap += 1
+                bar = 0
+            }
+            k += step
+        }
+        return (bar > 0 ? pending : end, false)
     }
 }
