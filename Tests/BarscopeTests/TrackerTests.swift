@@ -92,6 +92,22 @@ import Testing
         #expect(beside.ids[0] != nil && t.tracksStarted == 2)
     }
 
+    /// Two labels of one symbology stacked, a tall one above a short one (the kit's seed 6161: an 8-digit I2/5 above a
+    /// 10-digit one): their middles lie within half the tall one's diagonal, yet neither middle is on the other's
+    /// code, so each is a code of its own, not a misread of the other.
+    @Test func stackedLabelsOfOneSymbologyAreTwoCodes() {
+        func i25(_ data: String, y0: Double, y1: Double) -> Detection {
+            Detection(
+                type: "I2/5", data: data, quality: 1,
+                polygon: [Point(100, y0), Point(100, y1), Point(290, y1), Point(290, y0)])
+        }
+        let (tall, short) = (i25("43883539", y0: 100, y1: 300), i25("2190940392", y0: 310, y1: 360))
+        #expect(tall.center.distance(to: short.center) <= 0.5 * tall.bounds.diagonal)
+        let t = Tracker()
+        for f in 0..<3 { _ = t.update(frame: f, ptsNs: UInt64(f), detections: [tall, short]) }
+        #expect(t.tracksStarted == 2 && t.disagreeing == 0, "\(t.tracksStarted) tracks, \(t.disagreeing) dropped")
+    }
+
     /// A blurred frame gives a wrong text that several of ZBar's lines agree on, beside the right text from its
     /// other lines (the real photo upce-2_03 in motion: two such tracks at once): no new code. A code whose content
     /// changes in place (the old text no longer read there) is a new code once read twice; a second decoder's

@@ -79,6 +79,27 @@ import Testing
         }
     }
 
+    /// An EAN-13 text a UPC-E can write (ZBar reports a UPC-E in its EAN-13 form) may have been printed as either,
+    /// 59 elements or 33: the decoder's run does not place it (counted as 59 on a UPC-E, its read began 600 px
+    /// before its first bar), while the same picture of another text is placed.
+    @Test func anEANTextAUPCECanWriteIsNotPlacedByItsCount() throws {
+        let text = "0033250000032"
+        #expect(Plausibility.couldBeUPCE(text))
+        let symbol = try EAN13.symbol(text)
+        let (module, margin) = (2, 20)
+        let picture = AccuracyTests.Picture(symbol, module: module, margin: margin)
+        let (left, right) = Self.barsEnds(symbol, module: module, margin: margin)
+        let row = Double(picture.height / 2)
+        picture.with { image in
+            for hit in [Point(right, row), Point(left, row)] {
+                #expect(
+                    ZBarLineDecoder.span(
+                        of: ZBAR_EAN13, bytes: Array(text.utf8), through: hit, scan: Point(1, 0),
+                        settings: ScannerSettings(), in: image) == nil)
+            }
+        }
+    }
+
     /// A CODE-128, whose count of characters its text does not give (set B spends one a letter, set C one per two
     /// digits), of 2-px modules, with dark marks in the margins past both quiet zones: its ends on a row are its start
     /// character's first bar and its stop character's last, whichever way it was read, and wherever ZBar finished

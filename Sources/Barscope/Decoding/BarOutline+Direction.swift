@@ -65,27 +65,30 @@ extension BarOutline {
         func score(_ angle: Double) -> Double {
             let u = Point(cos(angle), sin(angle))
             let v = Point(-u.y, u.x)
-            var meanSum = 0.0
-            var meanSquares = 0.0
-            var lineSums = [Double](repeating: 0, count: lines)
-            var lineSquares = [Double](repeating: 0, count: lines)
-            for k in 0..<samples {
-                let t = length * (Double(k) + 0.5) / Double(samples) - length / 2
-                var mean = 0.0
-                for l in 0..<lines {
-                    let d = 0.6 * height * (Double(l) / Double(lines - 1) - 0.5)
-                    let x = bilinear(image, centre.x + u.x * t + v.x * d, centre.y + u.y * t + v.y * d)
-                    mean += x
-                    lineSums[l] += x
-                    lineSquares[l] += x * x
+            let step = Point(u.x * length / Double(samples), u.y * length / Double(samples))
+            // The profile averaged over the lines, and each line's own variance.
+            var profile = [Double](repeating: 0, count: samples)
+            var own = 0.0
+            for l in 0..<lines {
+                let d = 0.6 * height * (Double(l) / Double(lines - 1) - 0.5)
+                let t = length * 0.5 / Double(samples) - length / 2
+                let start = Point(centre.x + u.x * t + v.x * d, centre.y + u.y * t + v.y * d)
+                let line = BarOutline.samples(image, from: start, step: step, count: samples)
+                var (sum, squares) = (0.0, 0.0)
+                for k in 0..<samples {
+                    profile[k] += line[k]
+                    sum += line[k]
+                    squares += line[k] * line[k]
                 }
-                mean /= Double(lines)
-                meanSum += mean
-                meanSquares += mean * mean
+                let n = Double(samples)
+                own += squares / n - (sum / n) * (sum / n)
             }
-            let n = Double(samples)
-            let own = zip(lineSums, lineSquares).map { $1 / n - ($0 / n) * ($0 / n) }.reduce(0, +) / Double(lines)
+            own /= Double(lines)
             guard own > 0 else { return 0 }
+            let n = Double(samples)
+            let means = profile.map { $0 / Double(lines) }
+            let meanSum = means.reduce(0, +)
+            let meanSquares = means.reduce(0) { $0 + $1 * $1 }
             return (meanSquares / n - (meanSum / n) * (meanSum / n)) / own
         }
         let degree = Double.pi / 180

@@ -65,6 +65,15 @@ extension BarOutline {
         }
     }
 
+    /// `count` samples from `start`, `step` apart, as `bilinear` gives them: by `lineSamples` where the whole line
+    /// lies inside the image, else sample by sample.
+    static func samples(_ image: LumaImage, from start: Point, step: Point, count: Int) -> [Double] {
+        lineSamples(image, from: start, step: step, count: count, every: 1)
+            ?? (0..<count).map { k in
+                bilinear(image, start.x + step.x * Double(k), start.y + step.y * Double(k))
+            }
+    }
+
     static func luma(_ image: LumaImage, _ x: Double, _ y: Double) -> UInt8 {
         let xi = min(max(Int(x.rounded(.down)), 0), image.width - 1)
         let yi = min(max(Int(y.rounded(.down)), 0), image.height - 1)

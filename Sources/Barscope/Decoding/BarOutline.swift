@@ -185,14 +185,16 @@ struct BarOutline {
             corners: OrientedBox.normalizedOrder(sane ? quad : box), across: u, length: sEnd - sStart, module: module,
             runsOffImage: runsOffImage, goesOnPast: startEdge.goesOn || endEdge.goesOn)
         // The direction judged again on the bars alone, from their profile, and the outline fitted along it where
-        // it differs.
+        // it differs enough to move it.
         let middleOfBars = at((sStart + sEnd) / 2, rMid)
         let height = bottom((s0 + s1) / 2) - top((s0 + s1) / 2)
         guard given == nil,
             let again = BarOutline.acrossBarsFromProfile(
                 in: image, centre: middleOfBars, across: u, length: sEnd - sStart, height: height)
         else { return outline }
-        guard again.dot(u) < cos(0.1 * Double.pi / 180) else { return outline }
+        // (Not where turning the outline by the difference moves its ends by under half a pixel.)
+        let turn = acos(min(1, again.dot(u)))
+        guard turn * (sEnd - sStart) / 2 >= 0.5 else { return outline }
         return estimate(reads: asRead, exact: exact, hits: hits, modules: modules, across: again, in: image) ?? outline
     }
 
@@ -226,11 +228,8 @@ struct BarOutline {
             let from = min(s0, predicted - window - Double(reach)) - 1
             let to = max(s1, predicted + window + Double(reach)) + 1
             let count = Int(to - from) + 1
-            var samples = [Double](repeating: 0, count: count)
-            for k in 0..<count {
-                let p = at(from + Double(k), rLine)
-                samples[k] = BarOutline.bilinear(image, p.x, p.y)
-            }
+            let start = at(from, rLine)
+            let samples = BarOutline.samples(image, from: start, step: at(from + 1, rLine) - start, count: count)
             let code = samples[Int(s0 - from)...Int(s1 - from)]
             guard let lo = code.min(), let hi = code.max(), hi - lo >= 20 else { continue }
             let threshold = (lo + hi) / 2
