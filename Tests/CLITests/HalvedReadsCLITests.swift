@@ -32,14 +32,9 @@ import Testing
 
     /// Tracked mode: its search, which finds nothing at full size, reads the frame again as every-frame mode does;
     /// the frames between searches find the code where it was, at half size.
-    /// Known regression (fourteenth session): since the outline follows this code's fading bars up to the cut's top
-    /// edge, the second look's half-size read of the region around it finds nothing, and only the search's frames
-    /// are read (1 of 8). Recorded as a known issue until it is mended; it fails as soon as it passes.
     @Test func trackedModeReadsACodeEnlargedPastItsSharpnessInEveryFrame() throws {
-        try withKnownIssue("the second look's half-size read misses the code since its outline reaches the cut's top") {
-            try expectReadInEveryFrame(
-                "upce-3_05-frame40.png", "0049000006582", x: 60...450, y: 0...350, frames: 8, options: ["--tracked"])
-        }
+        try expectReadInEveryFrame(
+            "upce-3_05-frame40.png", "0049000006582", x: 60...450, y: 0...350, frames: 8, options: ["--tracked"])
     }
 
     /// The fixture repeated as a clip of `frames`, every frame: `text` in each frame and nothing else, each box a
