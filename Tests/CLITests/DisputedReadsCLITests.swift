@@ -39,4 +39,32 @@ import Testing
         }
         #expect(Set(frames) == Set(0..<5), "\(frames)")
     }
+
+    /// A dispute made at half size is read again at full size, whose agreement settles it: the read is reported in
+    /// every frame, not dropped as a misread the second decoder disputed in every frame.
+    @Test func anEANInMotionThatTheHalfSizeCheckMisreadsIsReportedInEveryFrame() throws {
+        let frame = DocumentedExamplesTests.root.appendingPathComponent(
+            "Tests/Fixtures/disputed/ean13-motion-frame66.jpg"
+        ).path
+        let frames = 4
+        let r = try Tool.run([
+            "run", "--input", frame, "--frames", String(frames), "--every-frame", "--viewfinder", "off", "--quiet",
+            "--events", "-",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let reads = Tool.events(r.stdout).filter { $0["event"] as? String == "detection" }
+        #expect(reads.allSatisfy { $0["data"] as? String == "4661018082622" }, "\(reads)")
+        #expect(Set(reads.compactMap { $0["frame"] as? Int }) == Set(0..<frames), "\(reads)")
+        // The bars' corners in the cut, from the kit's truth: (55, 34), (421, 95), (399, 233), (32, 174).
+        let truth = [[54.8, 34.2], [421.5, 94.5], [399.2, 233.4], [31.6, 173.5]]
+        for read in reads {
+            let polygon = (read["polygon"] as? [[Double]]) ?? []
+            #expect(polygon.count == 4, "\(read)")
+            for corner in truth {
+                #expect(
+                    polygon.contains { abs($0[0] - corner[0]) <= 4 && abs($0[1] - corner[1]) <= 4 },
+                    "\(corner) in \(polygon)")
+            }
+        }
+    }
 }
