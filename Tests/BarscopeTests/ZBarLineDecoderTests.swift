@@ -1,4 +1,5 @@
 import CZBar
+import CZXingReader
 import TestSupport
 import Testing
 
@@ -97,6 +98,48 @@ import Testing
                         of: ZBAR_EAN13, bytes: Array(text.utf8), through: hit, scan: Point(1, 0),
                         settings: ScannerSettings(), in: image) == nil)
             }
+        }
+    }
+
+    /// A UPC-E (ZBar's text: its EAN-13 form) read on a row: alone, it lies on no longer code; with bars 3 modules
+    /// past its end guard (as a UPC-E that ZBar decodes from a part of a UPC-A's bars has the UPC-A's next digits
+    /// there), it does, on every line that decodes it; a line that does not decode it tells nothing.
+    @Test func aUPCEWithBarsWithinAQuietZonePastItsEndLiesInsideALongerCode() throws {
+        var modules = [UInt8](repeating: 0, count: 512)
+        let n = bs_zx_encode_linear(UInt32(BS_ZX_UPCE), "0123456", &modules, Int32(modules.count))
+        try #require(n > 0)
+        let symbol = BarcodeSymbol(
+            type: "EAN-13", text: "0012345000065", modules: [modules.prefix(Int(n)).map { $0 != 0 }], quietZone: 10,
+            barHeightModules: 30)
+        let bytes = Array("0012345000065".utf8)
+        #expect(Plausibility.couldBeUPCE(symbol.text))
+        let (module, margin) = (3, 20)
+        let plain = AccuracyTests.Picture(symbol, module: module, margin: margin)
+        var longer = plain
+        let (left, right) = Self.barsEnds(symbol, module: module, margin: margin)
+        for y in 0..<longer.height {
+            for x in [4, 5, 7, 9, 10].flatMap({ Int(right) + ($0 * module)..<Int(right) + (($0 + 1) * module) }) {
+                longer.pixels[y * longer.width + x] = 0
+            }
+        }
+        let row = Double(plain.height / 2)
+        func judged(_ picture: AccuracyTests.Picture) -> [Bool] {
+            picture.with { image in
+                stride(from: left - 6, through: right + 6, by: 1).compactMap {
+                    ZBarLineDecoder.readsUPCEInsideLongerCode(
+                        bytes, through: Point($0, row), scan: Point(1, 0), settings: ScannerSettings(), in: image)
+                }
+            }
+        }
+        let alone = judged(plain)
+        #expect(!alone.isEmpty && alone.allSatisfy { !$0 }, "\(alone)")
+        let inside = judged(longer)
+        #expect(!inside.isEmpty && inside.allSatisfy { $0 }, "\(inside)")
+        plain.with { image in
+            #expect(
+                ZBarLineDecoder.readsUPCEInsideLongerCode(
+                    bytes, through: Point((left + right) / 2, row), scan: Point(1, 0), settings: ScannerSettings(),
+                    in: image) == nil)
         }
     }
 

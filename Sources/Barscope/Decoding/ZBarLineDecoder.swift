@@ -16,8 +16,9 @@ enum ZBarLineDecoder {
         of type: zbar_symbol_type_t, bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings,
         in image: LumaImage
     ) -> (Point, Point)? {
-        guard let extent = extent(of: type, characters: bytes.count), !settings.changesCharacters(of: type)
-        else { return nil }
+        guard extent(of: type, characters: bytes.count) != nil, !settings.changesCharacters(of: type) else {
+            return nil
+        }
         // An EAN-13 text that a UPC-E can write may have been printed as one (ZBar reports a UPC-E in its EAN-13
         // form): 33 elements, not 59, and the text does not say which. (Counted as 59, a UPC-E's read began 600 px
         // before its first bar.)
@@ -26,6 +27,57 @@ enum ZBarLineDecoder {
         {
             return nil
         }
+        guard let r = run(of: type, bytes: bytes, through: hit, scan: scan, settings: settings, in: image),
+            let extent = extent(of: r.type, characters: bytes.count),
+            let (first, last) = LineDecoder.ends(of: extent, completedAt: r.completed, in: r.edges)
+        else { return nil }
+        return r.ordered(r.at(r.edges[first]), r.at(r.edges[last]))
+    }
+
+    /// Whether the EAN-13 text `bytes`, one a UPC-E can write, was decoded on the row or column through `hit` as a
+    /// UPC-E lying inside a longer code: a quiet zone (5 modules; the widest space inside a code is 4) beside one
+    /// of its ends, and a space narrower than that beside the other. ZBar, taking some 51 modules of a UPC-A's or an EAN-13's 95 for
+    /// a UPC-E, reads a number with a valid check digit that the code does not carry (seen on a wrinkled wrapper, in
+    /// frame after frame). Nil where the line does not decode it as a UPC-E there.
+    static func readsUPCEInsideLongerCode(
+        _ bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings, in image: LumaImage
+    ) -> Bool? {
+        guard
+            let r = run(
+                of: ZBAR_EAN13, bytes: bytes, through: hit, scan: scan, settings: settings, in: image, orUPCE: true),
+            r.type == ZBAR_UPCE
+        else { return nil }
+        // The decoder completes a UPC-E within its end guard's six elements of its last bar, depending on the way
+        // it read it: the runs of 33 elements that begin with a bar near where it completed, each with its spaces
+        // beside it (infinite where the line ends).
+        let e = r.edges
+        var oneQuiet = false
+        for shift in stride(from: -6, through: 6, by: 2) {
+            let (first, last) = (r.completed - 33 + shift, r.completed + shift)
+            guard first >= 0, last < e.count else { continue }
+            let quiet = 5 * (e[last] - e[first]) / 51
+            let before = first > 0 ? e[first] - e[first - 1] : .infinity
+            let after = last + 1 < e.count ? e[last + 1] - e[last] : .infinity
+            // A UPC-E of its own: quiet zones both sides.
+            if before >= quiet && after >= quiet { return false }
+            oneQuiet = oneQuiet || before >= quiet || after >= quiet
+        }
+        // (Neither end of any such run quiet: the run is not where the decoder read a code's end, and tells nothing.)
+        return oneQuiet ? true : nil
+    }
+
+    /// A read decoded again on the row (`scan` (1, 0)) or column through `hit`: every edge its decoder was given, in
+    /// samples along the way it read the line, the one that began the element completing the read, the symbology
+    /// it completed as, where a sample lies in the image, and the two ends of a span in the image's order; nil when
+    /// the line does not give that text there. `orUPCE`: an EAN-13 text may be decoded as the UPC-E whose EAN-13
+    /// form it is.
+    private static func run(
+        of type: zbar_symbol_type_t, bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings,
+        in image: LumaImage, orUPCE: Bool = false
+    ) -> (
+        edges: [Double], completed: Int, type: zbar_symbol_type_t, at: (Double) -> Point,
+        ordered: (Point, Point) -> (Point, Point)
+    )? {
         let alongRow = abs(scan.x) >= abs(scan.y)
         let fixed = Int(alongRow ? hit.y : hit.x)
         let count = alongRow ? image.width : image.height
@@ -33,7 +85,9 @@ enum ZBarLineDecoder {
         let step = alongRow ? 1 : image.stride
         let first = image.base.assumingMemoryBound(to: UInt8.self) + (alongRow ? fixed * image.stride : fixed)
         let at = Int((alongRow ? hit.x : hit.y).rounded())
-        guard let decoder = LineDecoder(type: type, bytes: bytes, settings: settings) else { return nil }
+        guard let decoder = LineDecoder(type: type, bytes: bytes, settings: settings, orUPCE: orUPCE) else {
+            return nil
+        }
         // ZBar scans rows and columns both ways; the way it read this one is the way whose decode ends at the hit.
         // (A read of light bars on dark, which ZBar makes with `test-inverted` from the image inverted, is decoded
         // from inverted samples.)
@@ -43,14 +97,12 @@ enum ZBarLineDecoder {
                 let v = first[(reversed ? count - 1 - i : i) * step]
                 return inverted ? 255 - v : v
             }
-            guard let (start, last) = decoder.read(count: count, sample, extent: extent, near: end) else {
-                continue
-            }
+            guard let r = decoder.read(count: count, sample, near: end) else { continue }
             func point(_ t: Double) -> Point {
                 let i = reversed ? Double(count) - t : t
                 return alongRow ? Point(i, Double(fixed)) : Point(Double(fixed), i)
             }
-            return reversed ? (point(last), point(start)) : (point(start), point(last))
+            return (r.edges, r.completed, r.type, point, { reversed ? ($1, $0) : ($0, $1) })
         }
         return nil
     }
@@ -99,16 +151,21 @@ enum ZBarLineDecoder {
         /// ZBar's edge positions carry this many bits of fraction.
         static let fraction: Int32 = 5
 
-        init?(type: zbar_symbol_type_t, bytes: [UInt8], settings: ScannerSettings) {
+        /// Whether a UPC-E whose EAN-13 form is the text counts too.
+        let orUPCE: Bool
+
+        init?(type: zbar_symbol_type_t, bytes: [UInt8], settings: ScannerSettings, orUPCE: Bool = false) {
             guard let decoder = zbar_decoder_create() else { return nil }
             guard let scanner = zbar_scanner_create(decoder) else {
                 zbar_decoder_destroy(decoder)
                 return nil
             }
-            (self.decoder, self.scanner, self.type, self.bytes) = (decoder, scanner, type, bytes)
+            (self.decoder, self.scanner, self.type, self.bytes, self.orUPCE) = (decoder, scanner, type, bytes, orUPCE)
             settings.apply(toDecoder: decoder)
             zbar_decoder_set_config(decoder, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
             zbar_decoder_set_config(decoder, type, ZBAR_CFG_ENABLE, 1)
+            // Enabled, a UPC-E is reported as one (8 digits), no longer in its EAN-13 form.
+            if orUPCE { zbar_decoder_set_config(decoder, ZBAR_UPCE, ZBAR_CFG_ENABLE, 1) }
         }
 
         deinit {
@@ -116,9 +173,12 @@ enum ZBarLineDecoder {
             zbar_decoder_destroy(decoder)
         }
 
-        /// The first bar's leading edge and the last bar's trailing edge (in samples) of the text decoded from
-        /// `count` samples with its end within 3 samples of `end`, `extent` apart; nil if none.
-        func read(count: Int, _ sample: (Int) -> UInt8, extent: Extent, near end: Int) -> (Double, Double)? {
+        /// Every edge (in samples) the decoder was given from `count` samples, the index of the one that began the
+        /// element completing the text with its end within 3 samples of `end`, and the symbology it completed as;
+        /// nil if none.
+        func read(count: Int, _ sample: (Int) -> UInt8, near end: Int) -> (
+            edges: [Double], completed: Int, type: zbar_symbol_type_t
+        )? {
             _ = zbar_scanner_reset(scanner)
             _ = zbar_scanner_new_scan(scanner)
             let scale = Double(1 << Self.fraction)
@@ -126,30 +186,34 @@ enum ZBarLineDecoder {
             // the value it reports before the first).
             var edges: [UInt32] = []
             let none = zbar_scanner_get_edge(scanner, 0, Self.fraction)
-            // The edge that began the element completing the read.
-            var completed: Int? = nil
+            var completed: (edge: Int, type: zbar_symbol_type_t)? = nil
             func note(_ result: zbar_symbol_type_t) {
                 let edge = zbar_scanner_get_edge(scanner, 0, Self.fraction)
                 if edge != none, edges.last != edge { edges.append(edge) }
-                guard completed == nil, result == type, let data = zbar_decoder_get_data(decoder) else { return }
+                guard completed == nil, result == type || (orUPCE && result == ZBAR_UPCE),
+                    let data = zbar_decoder_get_data(decoder)
+                else { return }
                 let length = Int(zbar_decoder_get_data_length(decoder))
+                let read = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    Array(UnsafeBufferPointer(start: $0, count: length))
+                }
                 let same =
-                    length == bytes.count
-                    && data.withMemoryRebound(to: UInt8.self, capacity: length) { p in
-                        (0..<length).allSatisfy { p[$0] == bytes[$0] }
-                    }
+                    result == type
+                    ? read == bytes
+                    : ZXingReader.expandUPCE(String(decoding: read, as: UTF8.self)).map { Array(("0" + $0).utf8) }
+                        == bytes
                 let start = zbar_scanner_get_edge(scanner, zbar_scanner_get_width(scanner), Self.fraction)
-                guard same, abs(Double(start) / scale - Double(end)) <= 3 else { return }
-                completed = edges.lastIndex(of: start)
+                guard same, abs(Double(start) / scale - Double(end)) <= 3, let at = edges.lastIndex(of: start) else {
+                    return
+                }
+                completed = (at, result)
             }
             for i in 0..<count { note(zbar_scan_y(scanner, Int32(sample(i)))) }
             // The line's end is a scan boundary, as ZBar's image scanner makes it (a code up to the image's edge).
             note(zbar_scanner_flush(scanner))
             note(zbar_scanner_flush(scanner))
-            guard let completed, let (first, last) = Self.ends(of: extent, completedAt: completed, in: edges) else {
-                return nil
-            }
-            return (Double(edges[first]) / scale, Double(edges[last]) / scale)
+            guard let completed else { return nil }
+            return (edges.map { Double($0) / scale }, completed.edge, completed.type)
         }
 
         /// The indices in `edges` of the read's first bar's leading edge and its last bar's trailing edge, given the
@@ -163,7 +227,7 @@ enum ZBarLineDecoder {
         ///   character or a stop read backwards begin (bar, space, bar of 2, 1, 1 modules: edge-to-edge 3 and 2)
         ///   and ends as either ends (1, 1, 2: edge-to-edge 2 and 3); the module is its span over its modules. The
         ///   fewest characters that fit.
-        static func ends(of extent: Extent, completedAt completed: Int, in edges: [UInt32]) -> (Int, Int)? {
+        static func ends(of extent: Extent, completedAt completed: Int, in edges: [Double]) -> (Int, Int)? {
             switch extent {
             case .elements(let n):
                 return completed - n >= 0 ? (completed - n, completed) : nil

@@ -107,6 +107,22 @@ extension ZBarScanner {
         }.map { reads[$0] }
     }
 
+    /// Whether an EAN-13 text a UPC-E can write was read as a UPC-E inside a longer code
+    /// (`ZBarLineDecoder.readsUPCEInsideLongerCode`) on most of the read's lines (up to seven hits, the middle's
+    /// first) that decode it as a UPC-E.
+    func readsUPCEInsideLongerCode(_ bytes: [UInt8], hits: [Point], axis: Point, in image: LumaImage) -> Bool {
+        var (judged, inside) = (0, 0)
+        for hit in hits.prefix(7) {
+            guard
+                let r = ZBarLineDecoder.readsUPCEInsideLongerCode(
+                    bytes, through: hit, scan: axis, settings: settings, in: image)
+            else { continue }
+            judged += 1
+            if r { inside += 1 }
+        }
+        return judged > 0 && 2 * inside > judged
+    }
+
     /// Variable-length symbologies without a check character that ZBar demands: a part of one can read as a
     /// shorter valid code.
     static func partsReadAsCodes(_ type: zbar_symbol_type_t) -> Bool { partsReadAsCodesTypes.contains(type) }
