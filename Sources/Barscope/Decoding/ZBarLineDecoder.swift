@@ -36,9 +36,9 @@ enum ZBarLineDecoder {
 
     /// Whether the EAN-13 text `bytes`, one a UPC-E can write, was decoded on the row or column through `hit` as a
     /// UPC-E lying inside a longer code: a quiet zone (5 modules; the widest space inside a code is 4) beside one
-    /// of its ends, and a space narrower than that beside the other. ZBar, taking some 51 modules of a UPC-A's or an EAN-13's 95 for
-    /// a UPC-E, reads a number with a valid check digit that the code does not carry (seen on a wrinkled wrapper, in
-    /// frame after frame). Nil where the line does not decode it as a UPC-E there.
+    /// of its ends, and a space narrower than that beside the other. ZBar, taking some 51 modules of a UPC-A's or
+    /// an EAN-13's 95 for a UPC-E, reads a number with a valid check digit that the code does not carry (seen on a
+    /// wrinkled wrapper, in frame after frame). Nil where the line does not decode it as a UPC-E there.
     static func readsUPCEInsideLongerCode(
         _ bytes: [UInt8], through hit: Point, scan: Point, settings: ScannerSettings, in image: LumaImage
     ) -> Bool? {
