@@ -121,6 +121,13 @@ extension ZBarScanner {
             // no end of the code.)
             let (w, h) = (Double(image.width), Double(image.height))
             func onCode(_ p: Point) -> Bool { p.x > 0 && p.y > 0 && p.x < w - 1 && p.y < h - 1 }
+            // A UPC-E's 51 modules decoded inside a UPC-A's or an EAN-13's 95, told on the read's own lines (before
+            // any outline is made for it).
+            if type == ZBAR_EAN13, Plausibility.couldBeUPCE(data),
+                readsUPCEInsideLongerCode(bytes, hits: points.filter(onCode), axis: axis, in: image)
+            {
+                return nil
+            }
             let least = Plausibility.leastLength(type: name, data: data) ?? 8
             let (lines, exact) = Self.readLines(hits: points, axis: axis, least: least, onCode: onCode) {
                 ZBarLineDecoder.span(
@@ -142,12 +149,6 @@ extension ZBarScanner {
             // A part of a longer code (a line that left a tilted code through its bars' ends), which a symbology
             // without a check character takes for a shorter code: the bars go on past its end.
             if Self.partsReadAsCodes(type), outline?.goesOnPast == true { return nil }
-            // A UPC-E's 51 modules decoded inside a UPC-A's or an EAN-13's 95, told on the read's own lines.
-            if type == ZBAR_EAN13, Plausibility.couldBeUPCE(data),
-                readsUPCEInsideLongerCode(bytes, hits: points.filter(onCode), axis: axis, in: image)
-            {
-                return nil
-            }
             // A code cut by the image's edge is boxed to the edge: what no pixel shows is no place of the code's.
             // (No bars to fit to: the hits' box along the scan.)
             points = (outline?.corners ?? BarOutline.box(of: points, across: axis)).map {
